@@ -1,0 +1,22 @@
+/** Jest runs the TypeScript sources as ES modules through SWC, with decorator metadata emitted. */
+const swcOptions = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
+    target: 'es2022',
+    keepClassNames: true,
+  },
+  module: { type: 'es6' },
+};
+
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
+  moduleNameMapper: {
+    '^@app/(mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/apps/**/test/**/*.e2e-spec.ts'],
+  testTimeout: 30000,
+};

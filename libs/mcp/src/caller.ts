@@ -1,0 +1,32 @@
+import type { AuthInfo } from '@modelcontextprotocol/server';
+import type { FastifyRequest } from 'fastify';
+
+/** The authenticated caller, as a tool receives it through `@CurrentUser()`. */
+export interface UserInfo {
+  /** Internal user id: for scoping queries, never for showing to a model. */
+  readonly userId: string;
+  /** The MCP session id, else the client's `X-Session-Id` header. */
+  readonly sessionId?: string;
+  readonly email?: string;
+  readonly name?: string;
+  readonly roles?: readonly string[];
+}
+
+/**
+ * Resolves who is calling from an HTTP request. The auth module provides one; without it every
+ * caller is anonymous. Throw an HTTP exception (401) for a credential that is present but invalid.
+ */
+export interface McpCallerResolver {
+  resolve(request: FastifyRequest): Promise<UserInfo | undefined>;
+}
+
+export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');
+
+/** The resolved caller travels through the SDK inside `AuthInfo.extra`. */
+export function toAuthInfo(caller: UserInfo): AuthInfo {
+  return { token: '', clientId: caller.userId, scopes: [], extra: { caller } };
+}
+
+export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
+  return authInfo?.extra?.caller as UserInfo | undefined;
+}

@@ -1,0 +1,58 @@
+import type {
+  CreateMessageRequest,
+  CreateMessageResult,
+  ElicitRequestFormParams,
+  ElicitRequestURLParams,
+  ElicitResult,
+  LoggingLevel,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+
+/**
+ * What a tool can do besides returning a result: report progress, log to the client, ask the
+ * client for input, and notice cancellation. Handed to a parameter marked `@ToolContext()`.
+ */
+export class McpToolContext {
+  constructor(private readonly sdk: ServerContext) {}
+
+  /** Aborted when the client cancels the call or disconnects. */
+  get signal(): AbortSignal {
+    return this.sdk.mcpReq.signal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.sdk.sessionId;
+  }
+
+  /** Answers to input requests of an earlier round (multi-round-trip calls), keyed by request name. */
+  get inputResponses(): Record<string, unknown> | undefined {
+    return this.sdk.mcpReq.inputResponses;
+  }
+
+  /** The SDK's own request context, for protocol features this class does not wrap. */
+  get raw(): ServerContext {
+    return this.sdk;
+  }
+
+  /** Sends `notifications/progress` when the client asked for progress; otherwise does nothing, as the spec requires. */
+  async progress(progress: number, total?: number, message?: string): Promise<void> {
+    const progressToken = this.sdk.mcpReq._meta?.progressToken;
+    if (progressToken === undefined) return;
+    await this.sdk.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, total, message } });
+  }
+
+  /** Sends a log message to the client, subject to the level the client chose. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.sdk.mcpReq.log(level, data, logger);
+  }
+
+  /** Asks the client's user for input (2025 sessions; on the stateless 2026 revision return `inputRequired(...)` instead). */
+  elicit(params: ElicitRequestFormParams | ElicitRequestURLParams): Promise<ElicitResult> {
+    return this.sdk.mcpReq.elicitInput(params, { signal: this.signal });
+  }
+
+  /** Asks the client's model for a completion (2025 sessions; on 2026 return `inputRequired(...)` instead). */
+  sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+    return this.sdk.mcpReq.requestSampling(params, { signal: this.signal }) as Promise<CreateMessageResult>;
+  }
+}

@@ -1,0 +1,97 @@
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
+
+/** A JSON Schema object, as written by hand or produced by the schema builder. */
+export type JsonSchema = Record<string, unknown>;
+
+/** What an argument's `type` or `items` option may name: a constructor, an input class, or a JSON Schema type word. */
+export type SchemaTypeRef =
+  | StringConstructor
+  | NumberConstructor
+  | BooleanConstructor
+  | ObjectConstructor
+  | (abstract new (...args: never[]) => unknown)
+  | 'string'
+  | 'number'
+  | 'integer'
+  | 'boolean'
+  | 'object';
+
+/** Options shared by tool arguments and input-class properties. */
+export interface SchemaValueOptions {
+  description?: string;
+  /** Overrides the reflected type: `'integer'` for whole numbers, `'object'` (or `Object`) for a free-form record. */
+  type?: SchemaTypeRef;
+  /** Element type of an array; required whenever the value is an array. */
+  items?: SchemaTypeRef | JsonSchema;
+  /** Allowed values: a list or a TypeScript enum object. */
+  enum?: readonly (string | number)[] | Record<string, string | number>;
+  /** Value applied when the argument is omitted; makes it optional. `undefined`/`null` are not written into the schema. */
+  default?: unknown;
+  /** Makes the argument optional without a default. */
+  optional?: boolean;
+  /** Extra JSON Schema keywords merged into the generated schema (`minimum`, `maxLength`, `format`, ...). */
+  schema?: JsonSchema;
+}
+
+export interface ToolOptions {
+  /** Tool name; defaults to the method name in snake_case. */
+  name?: string;
+  description?: string;
+  title?: string;
+  /** A hand-written input schema, used verbatim instead of the generated one. */
+  inputSchema?: JsonSchema;
+  outputSchema?: JsonSchema;
+  annotations?: ToolAnnotations;
+  /** Passed through as the tool's `_meta`. */
+  meta?: Record<string, unknown>;
+}
+
+export type ToolParameterKind = 'arg' | 'caller' | 'context';
+
+export interface ToolParameterMetadata {
+  index: number;
+  kind: ToolParameterKind;
+  /** The argument's name in the schema; only for `arg` parameters. */
+  name?: string;
+  options: SchemaValueOptions;
+}
+
+export interface SchemaPropertyMetadata {
+  key: string;
+  options: SchemaValueOptions;
+}
+
+export interface ResourceOptions {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface ResourceTemplateOptions {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+}
+
+export interface PromptArgumentOptions {
+  name: string;
+  description?: string;
+  required?: boolean;
+}
+
+export interface PromptOptions {
+  name?: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgumentOptions[];
+}
+
+/** Names the prompt or resource template whose argument this method completes. */
+export interface CompletionOptions {
+  ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+  argument: string;
+}

@@ -1,0 +1,91 @@
+import {
+  MCP_ARGS_METADATA,
+  MCP_COMPLETION_METADATA,
+  MCP_PROMPT_METADATA,
+  MCP_RESOURCE_METADATA,
+  MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_METADATA,
+} from '../decorators/constants.js';
+import type {
+  CompletionOptions,
+  PromptOptions,
+  ResourceOptions,
+  ResourceTemplateOptions,
+  ToolOptions,
+  ToolParameterMetadata,
+} from '../decorators/metadata.types.js';
+import { buildInputSchema } from '../schema/build-input-schema.js';
+import { completionRefKey, type DiscoveredCapabilities, type ToolDescriptor } from './descriptors.js';
+
+export const TOOL_CLASS_SUFFIX = 'Service';
+
+/** `countReadingsAboveGoal` → `count_readings_above_goal`; `getHTTPStatus` → `get_http_status`. */
+export function toSnakeCase(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .toLowerCase();
+}
+
+/**
+ * The methods a class declares itself, in declaration order. Inherited methods and those whose
+ * name starts with `_` are never tools, as in the engine the contract comes from.
+ */
+export function ownPublicMethodNames(prototype: object): string[] {
+  return Object.getOwnPropertyNames(prototype).filter((name) => {
+    if (name === 'constructor' || name.startsWith('_')) return false;
+    return typeof Object.getOwnPropertyDescriptor(prototype, name)?.value === 'function';
+  });
+}
+
+/** True when any method of the class (its own or inherited) carries one of our decorators. */
+export function hasMcpMetadata(prototype: object): boolean {
+  const keys = [MCP_TOOL_METADATA, MCP_RESOURCE_METADATA, MCP_RESOURCE_TEMPLATE_METADATA, MCP_PROMPT_METADATA, MCP_COMPLETION_METADATA];
+  for (let current = prototype; current && current !== Object.prototype; current = Object.getPrototypeOf(current)) {
+    for (const name of Object.getOwnPropertyNames(current)) {
+      const value = Object.getOwnPropertyDescriptor(current, name)?.value;
+      if (typeof value === 'function' && keys.some((key) => Reflect.hasMetadata(key, value))) return true;
+    }
+  }
+  return false;
+}
+
+export function describeTool(instance: object, className: string, methodName: string, options: ToolOptions): ToolDescriptor {
+  const prototype = Object.getPrototypeOf(instance);
+  const owner = `${className}.${methodName}`;
+  const parameters: ToolParameterMetadata[] = Reflect.getOwnMetadata(MCP_ARGS_METADATA, prototype, methodName) ?? [];
+  const paramTypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
+  const { schema, warnings } = buildInputSchema({ owner, paramTypes, parameters, inputSchema: options.inputSchema });
+  return {
+    name: options.name ?? toSnakeCase(methodName),
+    className,
+    methodName,
+    instance,
+    options,
+    parameters: [...parameters].sort((a, b) => a.index - b.index),
+    inputSchema: schema,
+    requiresCaller: parameters.some((parameter) => parameter.kind === 'caller'),
+    warnings: options.description ? warnings : [...warnings, `${owner}: tool has no description; models decide whether to call a tool from it`],
+  };
+}
+
+/** Everything one provider instance contributes: tools, resources, templates, prompts and completions. */
+export function describeProvider(instance: object, className: string): DiscoveredCapabilities {
+  const prototype = Object.getPrototypeOf(instance);
+  const found: DiscoveredCapabilities = { tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] };
+  for (const methodName of ownPublicMethodNames(prototype)) {
+    const method = prototype[methodName];
+    const base = { className, methodName, instance };
+    const tool: ToolOptions | undefined = Reflect.getMetadata(MCP_TOOL_METADATA, method);
+    if (tool) found.tools.push(describeTool(instance, className, methodName, tool));
+    const resource: ResourceOptions | undefined = Reflect.getMetadata(MCP_RESOURCE_METADATA, method);
+    if (resource) found.resources.push({ ...base, options: resource });
+    const template: ResourceTemplateOptions | undefined = Reflect.getMetadata(MCP_RESOURCE_TEMPLATE_METADATA, method);
+    if (template) found.resourceTemplates.push({ ...base, options: template });
+    const prompt: PromptOptions | undefined = Reflect.getMetadata(MCP_PROMPT_METADATA, method);
+    if (prompt) found.prompts.push({ ...base, name: prompt.name ?? toSnakeCase(methodName), options: prompt });
+    const completion: CompletionOptions | undefined = Reflect.getMetadata(MCP_COMPLETION_METADATA, method);
+    if (completion) found.completions.push({ ...base, refKey: completionRefKey(completion.ref), argument: completion.argument });
+  }
+  return found;
+}

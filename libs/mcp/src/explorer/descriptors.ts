@@ -1,0 +1,51 @@
+import type { JsonSchema, PromptOptions, ResourceOptions, ResourceTemplateOptions, ToolOptions, ToolParameterMetadata } from '../decorators/metadata.types.js';
+
+/** Everything the registry needs to publish and call one tool; built once at bootstrap. */
+export interface ToolDescriptor {
+  readonly name: string;
+  readonly className: string;
+  readonly methodName: string;
+  readonly instance: object;
+  readonly options: ToolOptions;
+  readonly parameters: readonly ToolParameterMetadata[];
+  readonly inputSchema: JsonSchema;
+  /** True when a parameter takes the authenticated caller. */
+  readonly requiresCaller: boolean;
+  readonly warnings: readonly string[];
+}
+
+interface HandlerDescriptor {
+  readonly className: string;
+  readonly methodName: string;
+  readonly instance: object;
+}
+
+export interface ResourceDescriptor extends HandlerDescriptor {
+  readonly options: ResourceOptions;
+}
+
+export interface ResourceTemplateDescriptor extends HandlerDescriptor {
+  readonly options: ResourceTemplateOptions;
+}
+
+export interface PromptDescriptor extends HandlerDescriptor {
+  readonly name: string;
+  readonly options: PromptOptions;
+}
+
+export interface CompletionDescriptor extends HandlerDescriptor {
+  readonly refKey: string;
+  readonly argument: string;
+}
+
+export interface DiscoveredCapabilities {
+  tools: ToolDescriptor[];
+  resources: ResourceDescriptor[];
+  resourceTemplates: ResourceTemplateDescriptor[];
+  prompts: PromptDescriptor[];
+  completions: CompletionDescriptor[];
+}
+
+export function completionRefKey(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): string {
+  return ref.type === 'ref/prompt' ? `prompt:${ref.name}` : `resource:${ref.uri}`;
+}

@@ -1,0 +1,171 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpException, Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResponse,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  validateHostHeader,
+  validateOriginHeader,
+  type AuthInfo,
+  type McpHttpHandler,
+  type Server,
+} from '@modelcontextprotocol/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { McpServerFactory } from '../server/mcp-server.factory.js';
+import { writeJsonRpcError } from './json-rpc-error.js';
+import { UnparsedBody } from './mcp-body-parsers.js';
+import { SessionStore } from './session-store.js';
+import { SharedServerTransport } from './shared-server-transport.js';
+
+const SESSION_NOT_FOUND = -32001;
+const SERVER_ERROR = -32000;
+
+type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * Routes each `/mcp` exchange to the part of the SDK that serves it:
+ * - 2026-07-28 (per-request envelope) traffic to the SDK's `createMcpHandler`;
+ * - a 2025 `initialize` to a new session, and requests of a live session to its transport;
+ * - session-less 2025 requests, and those of a session another instance issued, to one shared
+ *   `Server` (no per-request construction); anything unusual there to the SDK's stateless leg,
+ *   which owns the spec's error answers.
+ */
+@Injectable()
+export class McpHttpService implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('McpHttp');
+  private sharedServer: Server;
+  private readonly sharedTransport = new SharedServerTransport();
+  private sdkHandler: McpHttpHandler;
+  private sdkNodeHandler: NodeMcpRequestHandler;
+  sessions: SessionStore;
+
+  constructor(
+    private readonly serverFactory: McpServerFactory,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Optional() @Inject(MCP_CALLER_RESOLVER) private readonly callerResolver?: McpCallerResolver,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    const create = () => this.serverFactory.create();
+    const onerror = (error: Error) => this.logger.debug(`MCP exchange failed: ${error.message}`);
+    this.sharedServer = create();
+    await this.sharedServer.connect(this.sharedTransport);
+    this.sdkHandler = createMcpHandler(create, { onerror });
+    this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
+    this.sessions = new SessionStore(
+      { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, secret: this.options.sessionSecret },
+      create,
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled([this.sessions?.closeAll(), this.sdkHandler?.close(), this.sharedServer?.close()]);
+  }
+
+  async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    reply.hijack();
+    const response = reply.raw;
+    if (this.rejectedAsRebinding(request, response)) return;
+    let authInfo: AuthInfo | undefined;
+    try {
+      const caller = await this.callerResolver?.resolve(request);
+      authInfo = caller ? toAuthInfo(caller) : undefined;
+    } catch (error) {
+      if (!(error instanceof HttpException)) throw error;
+      const headers = (error.getResponse() as { headers?: Record<string, string> }).headers;
+      return writeJsonRpcError(response, error.getStatus(), SERVER_ERROR, error.message, headers);
+    }
+    const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
+    if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
+    return this.handleSessionRequest(request, raw, response);
+  }
+
+  private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined) {
+    const body = request.body;
+    if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: header(request, 'mcp-protocol-version'),
+      mcpMethodHeader: header(request, 'mcp-method'),
+      body,
+    });
+    if (route.kind !== 'legacy') return this.sdkNodeHandler(raw, response, body);
+
+    const sessionId = header(request, 'mcp-session-id');
+    if (sessionId) {
+      const session = this.sessions.get(sessionId);
+      if (session) return session.transport.handleRequest(raw, response, body);
+      if (!this.sessions.isIssuedByUs(sessionId)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
+    } else if (isInitializeRequest(body)) {
+      const transport = await this.sessions.open();
+      return transport.handleRequest(raw, response, body);
+    }
+    if (!this.serveShared(request, response, body, authInfo)) return this.sdkNodeHandler(raw, response, body);
+  }
+
+  /** Serves a well-formed single 2025 message on the shared server; false leaves it to the SDK. */
+  private serveShared(request: FastifyRequest, response: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): boolean {
+    const accept = header(request, 'accept') ?? '';
+    const version = header(request, 'mcp-protocol-version');
+    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+    if (isJSONRPCRequest(body)) {
+      this.sharedTransport.dispatch(body, response, authInfo);
+      return true;
+    }
+    if (isJSONRPCNotification(body) || isJSONRPCResponse(body)) {
+      this.sharedTransport.deliver(body, authInfo);
+      response.writeHead(202).end();
+      return true;
+    }
+    return false;
+  }
+
+  private handleSessionRequest(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse) {
+    const sessionId = header(request, 'mcp-session-id');
+    if (!sessionId) return this.sdkNodeHandler(raw, response);
+    const session = this.sessions.get(sessionId);
+    if (session) return session.transport.handleRequest(raw, response);
+    if (request.method === 'GET' && this.sessions.isIssuedByUs(sessionId)) {
+      // The session lives on another instance: no standalone stream here, which clients accept.
+      return writeJsonRpcError(response, 405, SERVER_ERROR, 'No standalone stream for this session on this instance', { allow: 'POST' });
+    }
+    return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
+  }
+
+  /** Lets the SDK answer a body that is empty, not JSON, or of another content type. */
+  private answerUnparsed(raw: NodeRequestWithAuth, response: ServerResponse, text: string) {
+    const replay = {
+      method: raw.method,
+      url: raw.url,
+      headers: raw.headers,
+      auth: raw.auth,
+      async *[Symbol.asyncIterator]() {
+        yield Buffer.from(text);
+      },
+    };
+    return this.sdkNodeHandler(replay, response);
+  }
+
+  private rejectedAsRebinding(request: FastifyRequest, response: ServerResponse): boolean {
+    const allowed = this.options.allowedHostnames;
+    if (allowed.length === 0) return false;
+    const host = validateHostHeader(header(request, 'host'), allowed);
+    const origin = host.ok ? validateOriginHeader(header(request, 'origin'), allowed) : host;
+    if (origin.ok) return false;
+    writeJsonRpcError(response, 403, SERVER_ERROR, origin.message);
+    return true;
+  }
+}

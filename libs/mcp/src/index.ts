@@ -1,0 +1,14 @@
+export { CurrentUser, Arg, SchemaProperty, ToolContext } from './decorators/tool-parameter.decorators.js';
+export { McpTool } from './decorators/mcp-tool.decorator.js';
+export { McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorators.js';
+export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/metadata.types.js';
+export { MCP_CALLER_RESOLVER, type McpCallerResolver, type UserInfo } from './caller.js';
+export { McpToolContext } from './context/mcp-tool-context.js';
+export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
+export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';
+export { McpModule, type McpModuleSettings } from './mcp.module.js';
+export { McpRegistry } from './registry/mcp-registry.js';
+export { MCP_CONTEXT_TYPE } from './registry/tool-invoker.js';
+export { fail, ok, type ToolResult } from './registry/tool-result.js';
+export { buildInputSchema } from './schema/build-input-schema.js';
+export { ToolDefinitionError } from './schema/tool-definition.error.js';

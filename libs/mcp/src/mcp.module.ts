@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
+import { McpExplorer } from './explorer/mcp-explorer.service.js';
+import { McpController } from './http/mcp.controller.js';
+import { McpHttpService } from './http/mcp-http.service.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp.options.js';
+import { McpRegistry } from './registry/mcp-registry.js';
+import { McpServerFactory } from './server/mcp-server.factory.js';
+
+export type McpModuleSettings = Pick<McpModuleOptions, 'serverInfo'> & Partial<McpModuleOptions>;
+
+export interface McpModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
+  inject?: unknown[];
+  useFactory: (...args: never[]) => McpModuleSettings | Promise<McpModuleSettings>;
+}
+
+/** Defaults for everything but the server's identity; a random session key suits a single instance. */
+export function resolveMcpOptions(settings: McpModuleSettings): McpModuleOptions {
+  return {
+    allowedHostnames: localhostAllowedHostnames(),
+    sessionIdleMs: 30 * 60 * 1000,
+    maxSessions: 10_000,
+    sessionSecret: randomBytes(32).toString('hex'),
+    ...settings,
+  };
+}
+
+/** Discovers `@McpTool` providers and serves them, with resources and prompts, at `/mcp`. */
+@Module({})
+export class McpModule {
+  static forRoot(settings: McpModuleSettings): DynamicModule {
+    return McpModule.forRootAsync({ useFactory: () => settings });
+  }
+
+  static forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
+    return {
+      module: McpModule,
+      global: true,
+      imports: [DiscoveryModule, ...(options.imports ?? [])],
+      controllers: [McpController],
+      providers: [
+        {
+          provide: MCP_MODULE_OPTIONS,
+          inject: (options.inject ?? []) as never[],
+          useFactory: async (...args: never[]) => resolveMcpOptions(await options.useFactory(...args)),
+        },
+        McpExplorer,
+        McpRegistry,
+        McpServerFactory,
+        McpHttpService,
+      ],
+      exports: [McpRegistry, McpServerFactory, McpHttpService],
+    };
+  }
+}

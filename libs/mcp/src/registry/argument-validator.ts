@@ -1,0 +1,44 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsPlugin from 'ajv-formats';
+import type { JsonSchema } from '../decorators/metadata.types.js';
+
+// ajv-formats ships CommonJS; under ESM its default export arrives wrapped.
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
+
+/** Compiles argument schemas once and turns ajv's findings into sentences that name the argument. */
+export class ArgumentValidator {
+  private readonly ajv: Ajv;
+
+  constructor() {
+    this.ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+    addFormats(this.ajv);
+  }
+
+  /** Returns a function that applies defaults in place and answers `undefined` or the problem. */
+  compile(schema: JsonSchema): (args: Record<string, unknown>) => string | undefined {
+    const validate: ValidateFunction = this.ajv.compile(schema);
+    return (args) => (validate(args) ? undefined : describeErrors(validate.errors ?? []));
+  }
+}
+
+function argumentPath(instancePath: string): string {
+  return instancePath.slice(1).split('/').join('.');
+}
+
+function describeError(error: ErrorObject): string {
+  const path = argumentPath(error.instancePath);
+  switch (error.keyword) {
+    case 'required':
+      return `missing required argument "${path ? `${path}.` : ''}${error.params.missingProperty}"`;
+    case 'additionalProperties':
+      return `unknown argument "${path ? `${path}.` : ''}${error.params.additionalProperty}"`;
+    case 'enum':
+      return `argument "${path}" must be one of: ${(error.params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(', ')}`;
+    default:
+      return path ? `argument "${path}" ${error.message}` : `arguments ${error.message}`;
+  }
+}
+
+function describeErrors(errors: ErrorObject[]): string {
+  return [...new Set(errors.map(describeError))].join('; ');
+}

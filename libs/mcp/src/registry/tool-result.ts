@@ -1,0 +1,42 @@
+import type { CallToolResult, InputRequiredResult } from '@modelcontextprotocol/server';
+import { isInputRequiredResult } from '@modelcontextprotocol/server';
+
+/** What a tool returns in the engine's convention: success with data, or a failure the model can read. */
+export type ToolResult<T = unknown> = { success: true; data?: T } | { success: false; error: string };
+
+/** Shorthands that read well at the end of a tool method. */
+export const ok = <T>(data?: T): ToolResult<T> => ({ success: true, data });
+export const fail = (error: string): ToolResult<never> => ({ success: false, error });
+
+export function errorResult(message: string): CallToolResult {
+  return { content: [{ type: 'text', text: message }], isError: true };
+}
+
+function isToolResult(value: object): value is ToolResult {
+  return typeof (value as ToolResult).success === 'boolean';
+}
+
+function isContentResult(value: object): value is CallToolResult {
+  return Array.isArray((value as CallToolResult).content);
+}
+
+/**
+ * Maps what a tool method returned to an MCP result: `ToolResult` as in the engine, a full
+ * `CallToolResult` or input request as is, a string as text, anything else as data.
+ */
+export function toCallToolResult(value: unknown): CallToolResult | InputRequiredResult {
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (value === undefined || value === null) return { content: [] };
+  if (typeof value !== 'object') return dataResult(value);
+  if (isInputRequiredResult(value)) return value;
+  if (isContentResult(value)) return value;
+  if (isToolResult(value)) return value.success ? dataResult(value.data) : errorResult(value.error || 'Tool failed');
+  return dataResult(value);
+}
+
+function dataResult(data: unknown): CallToolResult {
+  if (data === undefined) return { content: [] };
+  if (typeof data === 'string') return { content: [{ type: 'text', text: data }] };
+  const structuredContent = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { result: data };
+  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent };
+}

@@ -1,0 +1,169 @@
+import { MCP_SCHEMA_PROPERTIES_METADATA } from '../decorators/constants.js';
+import type {
+  JsonSchema,
+  SchemaPropertyMetadata,
+  SchemaTypeRef,
+  SchemaValueOptions,
+  ToolParameterMetadata,
+} from '../decorators/metadata.types.js';
+import { ToolDefinitionError } from './tool-definition.error.js';
+
+export interface InputSchemaSource {
+  /** `Class.method`, used in every error and warning. */
+  owner: string;
+  /** `design:paramtypes` of the method, one entry per declared parameter. */
+  paramTypes: readonly unknown[];
+  parameters: readonly ToolParameterMetadata[];
+  /** A hand-written schema that replaces the generated one. */
+  inputSchema?: JsonSchema;
+}
+
+export interface BuiltInputSchema {
+  schema: JsonSchema;
+  warnings: string[];
+}
+
+const CALLER_ID_NAMES = new Set(['user_id', 'userId']);
+
+/**
+ * Builds a tool's input schema from its reflected parameter types and argument options.
+ * Anything that cannot be known from the metadata is refused with an error naming the fix,
+ * never published as a guess.
+ */
+export function buildInputSchema(source: InputSchemaSource): BuiltInputSchema {
+  const parameters = checkEveryParameterIsDecorated(source);
+  const args = parameters.filter((parameter) => parameter.kind === 'arg');
+  const warnings = args
+    .filter((arg) => CALLER_ID_NAMES.has(arg.name!))
+    .map(
+      (arg) =>
+        `${source.owner}: argument "${arg.name}" lets the model choose whose data is used; take the caller from @CurrentUser() instead`,
+    );
+
+  if (source.inputSchema) return { schema: source.inputSchema, warnings };
+
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const arg of args) {
+    const where = `${source.owner} argument "${arg.name}"`;
+    if (properties[arg.name!]) throw new ToolDefinitionError(where, 'the name is used by two parameters', 'give each @Arg a distinct name');
+    properties[arg.name!] = valueSchema(where, source.paramTypes[arg.index], arg.options);
+    if (isRequired(arg.options)) required.push(arg.name!);
+  }
+  return { schema: objectSchema(properties, required), warnings };
+}
+
+function checkEveryParameterIsDecorated(source: InputSchemaSource): ToolParameterMetadata[] {
+  const byIndex = new Map<number, ToolParameterMetadata>();
+  for (const parameter of source.parameters) {
+    if (byIndex.has(parameter.index)) {
+      throw new ToolDefinitionError(`${source.owner} parameter #${parameter.index}`, 'it carries two MCP parameter decorators', 'keep one of @Arg, @CurrentUser, @ToolContext');
+    }
+    byIndex.set(parameter.index, parameter);
+  }
+  for (let index = 0; index < source.paramTypes.length; index++) {
+    if (!byIndex.has(index)) {
+      throw new ToolDefinitionError(
+        `${source.owner} parameter #${index}`,
+        'it has no MCP parameter decorator, so its name and meaning are unknown',
+        'mark it with @Arg(name, options), @CurrentUser() or @ToolContext()',
+      );
+    }
+  }
+  return [...byIndex.values()].sort((a, b) => a.index - b.index);
+}
+
+function isRequired(options: SchemaValueOptions): boolean {
+  return !options.optional && (options.default === undefined || options.default === null);
+}
+
+function objectSchema(properties: Record<string, JsonSchema>, required: string[]): JsonSchema {
+  return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
+}
+
+function valueSchema(where: string, reflected: unknown, options: SchemaValueOptions): JsonSchema {
+  const schema: JsonSchema = options.enum ? enumSchema(where, options.enum, options.type ?? reflected) : typeSchema(where, options.type ?? reflected, options, options.type !== undefined);
+  if (options.description) schema.description = options.description;
+  if (options.default !== undefined && options.default !== null) schema.default = options.default;
+  return { ...schema, ...options.schema };
+}
+
+function enumSchema(where: string, values: SchemaValueOptions['enum'], reflected: unknown): JsonSchema {
+  const list = Array.isArray(values) ? values : enumObjectValues(values as Record<string, string | number>);
+  if (list.length === 0) throw new ToolDefinitionError(where, 'the enum is empty', 'list at least one allowed value');
+  const kinds = new Set(list.map((value) => typeof value));
+  const type = kinds.size === 1 ? (kinds.has('number') ? (list.every(Number.isInteger) ? 'integer' : 'number') : 'string') : undefined;
+  if (reflected === Array) throw new ToolDefinitionError(where, 'enum on an array', 'put the enum on the elements: items: { type: "string", enum: [...] }');
+  return { ...(type ? { type } : {}), enum: [...list] };
+}
+
+/** A TypeScript numeric enum also maps values back to names; keep only the declared values. */
+function enumObjectValues(enumObject: Record<string, string | number>): (string | number)[] {
+  const values = Object.values(enumObject);
+  const numbers = values.filter((value): value is number => typeof value === 'number');
+  return numbers.length ? [...numbers, ...values.filter((value) => typeof value === 'string' && !(value in enumObject && typeof enumObject[value] === 'number'))] : values;
+}
+
+function typeSchema(where: string, ref: unknown, options: SchemaValueOptions, explicit: boolean): JsonSchema {
+  switch (ref) {
+    case String:
+    case 'string':
+      return { type: 'string' };
+    case Number:
+    case 'number':
+      return { type: 'number' };
+    case 'integer':
+      return { type: 'integer' };
+    case Boolean:
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'object':
+      return { type: 'object' };
+    case Object:
+      if (explicit) return { type: 'object' };
+      throw new ToolDefinitionError(
+        where,
+        'its type reflects as Object, which is what an interface, a union, `any` and a Record all look like at runtime',
+        'declare { type: "object" } for a free-form object, use a class with @SchemaProperty fields, or { enum: [...] } for a union of literals',
+      );
+    case Array:
+      return arraySchema(where, options.items);
+    case undefined:
+      throw new ToolDefinitionError(
+        where,
+        'no type metadata was emitted for it',
+        'enable emitDecoratorMetadata (SWC: jsc.transform.decoratorMetadata) or set the type option',
+      );
+  }
+  if (typeof ref === 'function' && hasSchemaProperties(ref)) return inputClassSchema(where, ref);
+  const name = typeof ref === 'function' ? ref.name : String(ref);
+  throw new ToolDefinitionError(
+    where,
+    `its type ${name} has no JSON Schema mapping`,
+    'use string, number, boolean, an array with items, { type: "object" }, or a class whose fields carry @SchemaProperty',
+  );
+}
+
+function arraySchema(where: string, items: SchemaValueOptions['items']): JsonSchema {
+  if (items === undefined) {
+    throw new ToolDefinitionError(where, 'it is an array without an element type', 'add items: String (or Number, Boolean, an input class, or a JSON Schema)');
+  }
+  if (typeof items === 'object') return { type: 'array', items };
+  return { type: 'array', items: typeSchema(`${where} items`, items as SchemaTypeRef, {}, true) };
+}
+
+function hasSchemaProperties(type: Function): boolean {
+  return Reflect.hasMetadata(MCP_SCHEMA_PROPERTIES_METADATA, type);
+}
+
+function inputClassSchema(where: string, type: Function): JsonSchema {
+  const fields: SchemaPropertyMetadata[] = Reflect.getMetadata(MCP_SCHEMA_PROPERTIES_METADATA, type);
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const field of fields) {
+    const reflected = Reflect.getMetadata('design:type', type.prototype, field.key);
+    properties[field.key] = valueSchema(`${where} field ${type.name}.${field.key}`, reflected, field.options);
+    if (isRequired(field.options)) required.push(field.key);
+  }
+  return objectSchema(properties, required);
+}

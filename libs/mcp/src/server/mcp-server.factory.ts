@@ -1,0 +1,60 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { isInputRequiredResult, Server, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { McpRegistry } from '../registry/mcp-registry.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+
+/**
+ * Builds SDK `Server` instances whose handlers read the registry. Construction only attaches
+ * closures: schemas, validators and list payloads were built once at bootstrap.
+ */
+@Injectable()
+export class McpServerFactory {
+  constructor(
+    private readonly registry: McpRegistry,
+    @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+  ) {}
+
+  get serverInfo(): Implementation {
+    return this.options.serverInfo;
+  }
+
+  create(): Server {
+    const { registry } = this;
+    const { catalog } = registry;
+    const server = new Server(this.options.serverInfo, {
+      capabilities: this.capabilities(),
+      ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+      ...(this.options.requestStateVerify ? { requestState: { verify: this.options.requestStateVerify } } : {}),
+    });
+    server.setRequestHandler('tools/list', async () => registry.listTools());
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const result = await registry.callTool(request.params.name, request.params.arguments, ctx);
+      if (isInputRequiredResult(result)) return result;
+      return server.projectCallToolResult(result, registry.getTool(request.params.name)?.definition.outputSchema);
+    });
+    if (catalog.hasResources) {
+      server.setRequestHandler('resources/list', async () => catalog.resourceList);
+      server.setRequestHandler('resources/templates/list', async () => catalog.templateList);
+      server.setRequestHandler('resources/read', async (request, ctx) => catalog.readResource(request.params.uri, ctx));
+      server.setRequestHandler('resources/subscribe', async () => ({}));
+      server.setRequestHandler('resources/unsubscribe', async () => ({}));
+    }
+    if (catalog.hasPrompts) {
+      server.setRequestHandler('prompts/list', async () => catalog.promptList);
+      server.setRequestHandler('prompts/get', async (request, ctx) => catalog.getPrompt(request.params.name, request.params.arguments, ctx));
+    }
+    if (catalog.hasCompletions) server.setRequestHandler('completion/complete', async (request) => catalog.complete(request.params));
+    return server;
+  }
+
+  private capabilities(): ServerCapabilities {
+    const { catalog } = this.registry;
+    return {
+      tools: {},
+      logging: {},
+      ...(catalog.hasResources ? { resources: { subscribe: true } } : {}),
+      ...(catalog.hasPrompts ? { prompts: {} } : {}),
+      ...(catalog.hasCompletions ? { completions: {} } : {}),
+    };
+  }
+}
