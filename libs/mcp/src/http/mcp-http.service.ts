@@ -121,7 +121,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     const version = header(request, 'mcp-protocol-version');
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-    if (isJSONRPCRequest(body)) {
+    // A log level set on the shared server would apply to every other stateless caller too.
+    if (isJSONRPCRequest(body) && body.method !== 'logging/setLevel') {
       this.sharedTransport.dispatch(body, response, authInfo);
       return true;
     }

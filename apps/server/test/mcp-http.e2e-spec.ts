@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request } from 'node:http';
+import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
+
+const SHARED_SECRET = 'a-session-signing-key-of-at-least-32-chars';
+const call = (id: number | string, name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+});
+
+/** fetch() refuses to send a Host header of our choosing; node:http does, as a rebinding page's browser would. */
+function statusWithHostHeader(url: URL, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: 'POST', headers: { ...JSON_HEADERS, host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode!);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(call(1, 'echo', { text: 'x' }));
+  });
+}
+
+let first: RunningApp;
+let second: RunningApp;
+
+beforeAll(async () => {
+  first = await startApp({ MCP_SESSION_SECRET: SHARED_SECRET });
+  second = await startApp({ MCP_SESSION_SECRET: SHARED_SECRET });
+});
+
+afterAll(async () => {
+  await Promise.all([first.close(), second.close()]);
+});
+
+describe('the /mcp endpoint answers protocol errors as the spec says', () => {
+  it('malformed JSON: 400 with parse error -32700', async () => {
+    const response = await postRaw(first.url, '{"jsonrpc":"2.0",');
+    expect(response.status).toBe(400);
+    expect(response.json().error.code).toBe(-32700);
+  });
+
+  it('wrong content type: 415', async () => {
+    const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { ...JSON_HEADERS, 'content-type': 'text/plain' });
+    expect(response.status).toBe(415);
+  });
+
+  it('missing Accept: 406', async () => {
+    const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { 'content-type': 'application/json' });
+    expect(response.status).toBe(406);
+  });
+
+  it('unknown method: -32601', async () => {
+    const response = await postRaw(first.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/frobnicate' }));
+    expect(response.json()).toMatchObject({ id: 7, error: { code: -32601 } });
+  });
+
+  it('unknown tool and invalid params: -32602', async () => {
+    expect((await postRaw(first.url, call(8, 'nope', {}))).json()).toMatchObject({ id: 8, error: { code: -32602 } });
+    const noName = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { arguments: {} } });
+    expect((await postRaw(first.url, noName)).json()).toMatchObject({ id: 9, error: { code: -32602 } });
+  });
+
+  it('a notification: 202 without a body', async () => {
+    const response = await postRaw(first.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect(response.status).toBe(202);
+    expect(response.text).toBe('');
+  });
+
+  it('an unknown session: 404', async () => {
+    const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { ...JSON_HEADERS, 'mcp-session-id': 'forged.session' });
+    expect(response.status).toBe(404);
+  });
+
+  it('a foreign Host or Origin on a loopback bind: 403 (DNS rebinding)', async () => {
+    expect(await statusWithHostHeader(first.url, 'evil.example')).toBe(403);
+    const origin = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { ...JSON_HEADERS, origin: 'http://evil.example' });
+    expect(origin.status).toBe(403);
+    const local = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { ...JSON_HEADERS, origin: 'http://localhost:3000' });
+    expect(local.status).toBe(200);
+  });
+
+  it('keeps concurrent callers apart even when their request ids collide', async () => {
+    const texts = Array.from({ length: 40 }, (_, index) => `caller-${index}`);
+    const answers = await Promise.all(texts.map((text) => postRaw(first.url, call(1, 'echo', { text }))));
+    expect(answers.map((answer) => answer.json().result.structuredContent.echo)).toEqual(texts);
+    expect(answers.every((answer) => answer.json().id === 1)).toBe(true);
+  });
+});
+
+describe('2025 sessions behind a load balancer without affinity', () => {
+  let sessionId: string;
+  const inSession = () => ({ ...JSON_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' });
+
+  beforeAll(async () => {
+    const response = await postRaw(first.url, initialize);
+    expect(response.status).toBe(200);
+    sessionId = response.headers.get('mcp-session-id')!;
+    expect(sessionId).toBeTruthy();
+  });
+
+  it('serves tools/list and tools/call for the session on the instance that opened it', async () => {
+    const response = await postRaw(first.url, call(2, 'echo', { text: 'home' }), inSession());
+    expect(response.text).toContain('{\\"echo\\":\\"home\\"}');
+  });
+
+  it('serves them on another instance sharing the signing key', async () => {
+    const listed = await postRaw(second.url, JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }), inSession());
+    expect(listed.status).toBe(200);
+    expect(listed.json().result.tools.map((tool: { name: string }) => tool.name)).toContain('echo');
+    const called = await postRaw(second.url, call(4, 'echo', { text: 'away' }), inSession());
+    expect(called.json().result.structuredContent).toEqual({ echo: 'away' });
+  });
+
+  it('answers 404 once the session was deleted', async () => {
+    const deleted = await fetch(first.url, { method: 'DELETE', headers: inSession() });
+    expect(deleted.status).toBe(200);
+    const after = await postRaw(first.url, call(5, 'echo', { text: 'gone' }), inSession());
+    expect(after.status).toBe(404);
+  });
+});
+
+describe('session limits', () => {
+  let limited: RunningApp;
+
+  beforeAll(async () => {
+    limited = await startApp({ MCP_MAX_SESSIONS: '2' });
+  });
+
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('closes the least recently used session beyond the maximum count', async () => {
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) ids.push((await postRaw(limited.url, initialize)).headers.get('mcp-session-id')!);
+    const headers = (id: string) => ({ ...JSON_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+    expect((await postRaw(limited.url, call(1, 'echo', { text: 'x' }), headers(ids[0]))).status).toBe(404);
+    expect((await postRaw(limited.url, call(1, 'echo', { text: 'x' }), headers(ids[2]))).status).toBe(200);
+  });
+});
