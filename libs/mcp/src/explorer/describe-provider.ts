@@ -1,3 +1,4 @@
+import { MetadataScanner } from '@nestjs/core';
 import {
   MCP_ARGS_METADATA,
   MCP_COMPLETION_METADATA,
@@ -27,15 +28,14 @@ export function toSnakeCase(name: string): string {
     .toLowerCase();
 }
 
+const scanner = new MetadataScanner();
+
 /**
- * The methods a class declares itself, in declaration order. Inherited methods and those whose
- * name starts with `_` are never tools, as in the engine the contract comes from.
+ * The methods a class declares itself. Inherited methods and those whose name starts with `_`
+ * are never tools, as in the engine the contract comes from.
  */
 export function ownPublicMethodNames(prototype: object): string[] {
-  return Object.getOwnPropertyNames(prototype).filter((name) => {
-    if (name === 'constructor' || name.startsWith('_')) return false;
-    return typeof Object.getOwnPropertyDescriptor(prototype, name)?.value === 'function';
-  });
+  return scanner.getAllMethodNames(prototype).filter((name) => !name.startsWith('_') && Object.hasOwn(prototype, name));
 }
 
 /** True when any method of the class (its own or inherited) carries one of our decorators. */

@@ -1,22 +1,28 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../decorators/metadata.types.js';
 
 // ajv-formats ships CommonJS; under ESM its default export arrives wrapped.
-const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as <T extends Ajv | Ajv2020>(ajv: T) => T;
+
+const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
+const OPTIONS = { allErrors: true, useDefaults: true, coerceTypes: false, strict: false };
 
 /** Compiles argument schemas once and turns ajv's findings into sentences that name the argument. */
 export class ArgumentValidator {
   private readonly ajv: Ajv;
+  /** For hand-written schemas that declare the 2020-12 dialect (`$schema`), which the draft-07 instance refuses. */
+  private readonly ajv2020: Ajv2020;
 
   constructor() {
-    this.ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
-    addFormats(this.ajv);
+    this.ajv = addFormats(new Ajv(OPTIONS));
+    this.ajv2020 = addFormats(new Ajv2020(OPTIONS));
   }
 
   /** Returns a function that applies defaults in place and answers `undefined` or the problem. */
   compile(schema: JsonSchema): (args: Record<string, unknown>) => string | undefined {
-    const validate: ValidateFunction = this.ajv.compile(schema);
+    const validate: ValidateFunction = (schema.$schema === DRAFT_2020_12 ? this.ajv2020 : this.ajv).compile(schema);
     return (args) => (validate(args) ? undefined : describeErrors(validate.errors ?? []));
   }
 }

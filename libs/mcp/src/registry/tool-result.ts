@@ -37,6 +37,9 @@ export function toCallToolResult(value: unknown): CallToolResult | InputRequired
 function dataResult(data: unknown): CallToolResult {
   if (data === undefined) return { content: [] };
   if (typeof data === 'string') return { content: [{ type: 'text', text: data }] };
-  const structuredContent = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : { result: data };
-  return { content: [{ type: 'text', text: JSON.stringify(data) }], structuredContent };
+  const text = JSON.stringify(data);
+  // A value with toJSON (a Date, say) is published as what it serializes to, so both forms agree.
+  const json = data !== null && typeof (data as { toJSON?: unknown }).toJSON === 'function' ? JSON.parse(text) : data;
+  const structuredContent = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
+  return { content: [{ type: 'text', text }], structuredContent };
 }

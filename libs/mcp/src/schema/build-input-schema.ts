@@ -73,8 +73,9 @@ function checkEveryParameterIsDecorated(source: InputSchemaSource): ToolParamete
   return [...byIndex.values()].sort((a, b) => a.index - b.index);
 }
 
+/** A `null` default still makes the argument optional (like Python's `= None`); it is only left out of the schema. */
 function isRequired(options: SchemaValueOptions): boolean {
-  return !options.optional && (options.default === undefined || options.default === null);
+  return !options.optional && options.default === undefined;
 }
 
 function objectSchema(properties: Record<string, JsonSchema>, required: string[]): JsonSchema {
@@ -156,14 +157,35 @@ function hasSchemaProperties(type: Function): boolean {
   return Reflect.hasMetadata(MCP_SCHEMA_PROPERTIES_METADATA, type);
 }
 
-function inputClassSchema(where: string, type: Function): JsonSchema {
-  const fields: SchemaPropertyMetadata[] = Reflect.getMetadata(MCP_SCHEMA_PROPERTIES_METADATA, type);
-  const properties: Record<string, JsonSchema> = {};
-  const required: string[] = [];
-  for (const field of fields) {
-    const reflected = Reflect.getMetadata('design:type', type.prototype, field.key);
-    properties[field.key] = valueSchema(`${where} field ${type.name}.${field.key}`, reflected, field.options);
-    if (isRequired(field.options)) required.push(field.key);
+/** The fields of an input class, its base classes' first; each class stores only the fields it declares, and a redeclared field wins. */
+function schemaFields(type: Function): SchemaPropertyMetadata[] {
+  const chain: Function[] = [];
+  for (let current = type; typeof current === 'function' && current !== Function.prototype; current = Object.getPrototypeOf(current)) chain.unshift(current);
+  const fields = new Map<string, SchemaPropertyMetadata>();
+  for (const owner of chain) {
+    for (const field of (Reflect.getOwnMetadata(MCP_SCHEMA_PROPERTIES_METADATA, owner) ?? []) as SchemaPropertyMetadata[]) fields.set(field.key, field);
   }
-  return objectSchema(properties, required);
+  return [...fields.values()];
+}
+
+/** Input classes being described, to refuse one that contains itself instead of recursing without end. */
+const describing = new Set<Function>();
+
+function inputClassSchema(where: string, type: Function): JsonSchema {
+  if (describing.has(type)) {
+    throw new ToolDefinitionError(where, `the input class ${type.name} contains itself`, 'describe the recursive part with a hand-written inputSchema');
+  }
+  describing.add(type);
+  try {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const field of schemaFields(type)) {
+      const reflected = Reflect.getMetadata('design:type', type.prototype, field.key);
+      properties[field.key] = valueSchema(`${where} field ${type.name}.${field.key}`, reflected, field.options);
+      if (isRequired(field.options)) required.push(field.key);
+    }
+    return objectSchema(properties, required);
+  } finally {
+    describing.delete(type);
+  }
 }
