@@ -10,5 +10,6 @@ export { McpModule, type McpModuleSettings } from './mcp.module.js';
 export { McpRegistry } from './registry/mcp-registry.js';
 export { MCP_CONTEXT_TYPE } from './registry/tool-invoker.js';
 export { fail, ok, type ToolResult } from './registry/tool-result.js';
+export { McpRequestState } from './server/mcp-request-state.js';
 export { buildInputSchema } from './schema/build-input-schema.js';
 export { ToolDefinitionError } from './schema/tool-definition.error.js';

@@ -7,6 +7,7 @@ import { McpController } from './http/mcp.controller.js';
 import { McpHttpService } from './http/mcp-http.service.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp.options.js';
 import { McpRegistry } from './registry/mcp-registry.js';
+import { McpRequestState } from './server/mcp-request-state.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 
 export type McpModuleSettings = Pick<McpModuleOptions, 'serverInfo'> & Partial<McpModuleOptions>;
@@ -48,10 +49,11 @@ export class McpModule {
         },
         McpExplorer,
         McpRegistry,
+        McpRequestState,
         McpServerFactory,
         McpHttpService,
       ],
-      exports: [McpRegistry, McpServerFactory, McpHttpService],
+      exports: [McpRegistry, McpRequestState, McpServerFactory, McpHttpService],
     };
   }
 }

@@ -11,7 +11,7 @@ export interface McpModuleOptions {
   maxSessions: number;
   /** Key that signs session ids, shared by every instance behind one load balancer. */
   sessionSecret: string;
-  /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28). */
+  /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28); defaults to `McpRequestState.verify`. */
   requestStateVerify?: (state: string, ctx: ServerContext) => unknown;
 }
 

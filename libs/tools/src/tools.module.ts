@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { EchoService } from './echo.service.js';
 
 export interface ToolsModuleOptions {
@@ -6,10 +7,14 @@ export interface ToolsModuleOptions {
   MCP_CONFORMANCE_FIXTURES: boolean;
 }
 
-/** The built-in tools. */
+/** The built-in tools, plus the conformance fixtures when switched on. */
 @Module({})
 export class ToolsModule {
   static register(options: ToolsModuleOptions): DynamicModule {
-    return { module: ToolsModule, providers: [EchoService] };
+    return {
+      module: ToolsModule,
+      imports: options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [],
+      providers: [EchoService],
+    };
   }
 }

@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { isInputRequiredResult, Server, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { McpRequestState } from './mcp-request-state.js';
 
 /**
  * Builds SDK `Server` instances whose handlers read the registry. Construction only attaches
@@ -12,6 +13,7 @@ export class McpServerFactory {
   constructor(
     private readonly registry: McpRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Optional() private readonly requestState?: McpRequestState,
   ) {}
 
   get serverInfo(): Implementation {
@@ -24,7 +26,7 @@ export class McpServerFactory {
     const server = new Server(this.options.serverInfo, {
       capabilities: this.capabilities(),
       ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
-      ...(this.options.requestStateVerify ? { requestState: { verify: this.options.requestStateVerify } } : {}),
+      ...this.requestStateOption(),
     });
     server.setRequestHandler('tools/list', async () => registry.listTools());
     server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -45,6 +47,12 @@ export class McpServerFactory {
     }
     if (catalog.hasCompletions) server.setRequestHandler('completion/complete', async (request) => catalog.complete(request.params));
     return server;
+  }
+
+  /** Echoed requestState is untrusted: unless the application verifies it itself, only state we signed is accepted. */
+  private requestStateOption() {
+    const verify = this.options.requestStateVerify ?? this.requestState?.verify;
+    return verify ? { requestState: { verify } } : {};
   }
 
   private capabilities(): ServerCapabilities {
