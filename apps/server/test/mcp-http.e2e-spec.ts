@@ -70,6 +70,12 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
     expect(response.text).toBe('');
   });
 
+  it('an auth tool called without credentials: 401 with a Bearer challenge', async () => {
+    const response = await postRaw(first.url, call(1, 'my_email', {}));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
   it('an unknown session: 404', async () => {
     const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { ...JSON_HEADERS, 'mcp-session-id': 'forged.session' });
     expect(response.status).toBe(404);

@@ -66,10 +66,8 @@ describe.each(ERAS)('MCP over Streamable HTTP with the official client, revision
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('refuses an auth tool without a caller', async () => {
-    const result = await client.callTool({ name: 'my_email', arguments: {} });
-    expect(result.isError).toBe(true);
-    expect(JSON.stringify(result.content)).toContain('Authentication required');
+  it('challenges a call of an auth tool without a caller with HTTP 401', async () => {
+    await expect(client.callTool({ name: 'my_email', arguments: {} })).rejects.toMatchObject({ status: 401 });
   });
 
   it('streams progress and log notifications before the result', async () => {

@@ -30,3 +30,18 @@ export function toAuthInfo(caller: UserInfo): AuthInfo {
 export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
   return authInfo?.extra?.caller as UserInfo | undefined;
 }
+
+/** What the server reports after each `tools/call` by a known caller, e.g. for an access log. */
+export interface ToolCallEvent {
+  caller: UserInfo;
+  tool: string;
+  success: boolean;
+  durationMs: number;
+}
+
+/** Receives every `tools/call` by a known caller; must not throw or block (record asynchronously). */
+export interface McpCallObserver {
+  toolCalled(event: ToolCallEvent): void;
+}
+
+export const MCP_CALL_OBSERVER = Symbol('MCP_CALL_OBSERVER');

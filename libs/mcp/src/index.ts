@@ -2,7 +2,7 @@ export { CurrentUser, Arg, SchemaProperty, ToolContext } from './decorators/tool
 export { McpTool } from './decorators/mcp-tool.decorator.js';
 export { McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorators.js';
 export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/metadata.types.js';
-export { MCP_CALLER_RESOLVER, type McpCallerResolver, type UserInfo } from './caller.js';
+export { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, type McpCallerResolver, type McpCallObserver, type ToolCallEvent, type UserInfo } from './caller.js';
 export { McpToolContext } from './context/mcp-tool-context.js';
 export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
 export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpException, Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { HttpException, HttpStatus, Inject, Injectable, Logger, Optional, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol/node';
 import {
   classifyInboundRequest,
@@ -18,6 +18,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
@@ -53,6 +54,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly serverFactory: McpServerFactory,
+    private readonly registry: McpRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Optional() @Inject(MCP_CALLER_RESOLVER) private readonly callerResolver?: McpCallerResolver,
   ) {}
@@ -84,8 +86,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       authInfo = caller ? toAuthInfo(caller) : undefined;
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      const headers = (error.getResponse() as { headers?: Record<string, string> }).headers;
-      return writeJsonRpcError(response, error.getStatus(), SERVER_ERROR, error.message, headers);
+      return this.refuse(response, error.getStatus(), error.message);
+    }
+    if (!authInfo && this.callsAuthTool(request.body)) {
+      return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user');
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
@@ -144,6 +148,22 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       return writeJsonRpcError(response, 405, SERVER_ERROR, 'No standalone stream for this session on this instance', { allow: 'POST' });
     }
     return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
+  }
+
+  /** True when the body calls a tool that acts for a user; such a call without credentials is challenged, not run. */
+  private callsAuthTool(body: unknown): boolean {
+    const messages = Array.isArray(body) ? body : [body];
+    return messages.some((message) => {
+      if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return false;
+      return this.registry.getTool(String(message.params?.name))?.descriptor.requiresCaller === true;
+    });
+  }
+
+  /** A 401 names where OAuth-capable clients can learn how to log in (RFC 9728). */
+  private refuse(response: ServerResponse, status: number, message: string): void {
+    const metadata = this.options.resourceMetadataUrl;
+    const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': metadata ? `Bearer resource_metadata="${metadata}"` : 'Bearer' } : undefined;
+    writeJsonRpcError(response, status, SERVER_ERROR, message, challenge);
   }
 
   /** Lets the SDK answer a body that is empty, not JSON, or of another content type. */

@@ -1,4 +1,4 @@
-import { Injectable, Logger, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleInit } from '@nestjs/common';
 import { ExternalContextCreator } from '@nestjs/core';
 import {
   ProtocolError,
@@ -9,7 +9,7 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { callerFromAuthInfo, type UserInfo } from '../caller.js';
+import { callerFromAuthInfo, MCP_CALL_OBSERVER, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
@@ -44,6 +44,7 @@ export class McpRegistry implements OnModuleInit {
   constructor(
     private readonly explorer: McpExplorer,
     private readonly contextCreator: ExternalContextCreator,
+    @Optional() @Inject(MCP_CALL_OBSERVER) private readonly observer?: McpCallObserver,
   ) {}
 
   onModuleInit(): void {
@@ -88,12 +89,20 @@ export class McpRegistry implements OnModuleInit {
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const caller = callerFromAuthInfo(sdk.http?.authInfo);
     if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
-    const args = (rawArgs ?? {}) as Record<string, unknown>;
+    const started = performance.now();
+    const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sdk);
+    if (caller && this.observer) {
+      this.observer.toolCalled({ caller, tool: name, success: !('isError' in result && result.isError), durationMs: performance.now() - started });
+    }
+    return result;
+  }
+
+  private async run(tool: RegisteredTool, args: Record<string, unknown>, caller: UserInfo | undefined, sdk: ServerContext) {
+    const { name } = tool.descriptor;
     const problem = tool.validate(args);
     if (problem) return errorResult(`Invalid arguments for tool "${name}": ${problem}`);
     try {
-      const value = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sdk));
-      return toCallToolResult(value);
+      return toCallToolResult(await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sdk)));
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this.logger.warn(`Tool ${name} failed: ${message}`);
