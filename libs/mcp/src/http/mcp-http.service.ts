@@ -28,6 +28,9 @@ import { SharedServerTransport } from './shared-server-transport.js';
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
 
+/** Methods that change a server's per-client state: on the shared server they would change it for every caller. */
+const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
+
 type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -125,8 +128,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     const version = header(request, 'mcp-protocol-version');
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-    // A log level set on the shared server would apply to every other stateless caller too.
-    if (isJSONRPCRequest(body) && body.method !== 'logging/setLevel') {
+    if (isJSONRPCRequest(body) && !STATE_CHANGING_METHODS.has(body.method)) {
       this.sharedTransport.dispatch(body, response, authInfo);
       return true;
     }
