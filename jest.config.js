@@ -14,9 +14,11 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper: {
-    '^@app/(mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@app/(auth|database|mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/apps/**/test/**/*.e2e-spec.ts'],
+  // One empty embedded database per run, copied for each app the tests boot.
+  globalSetup: '<rootDir>/apps/server/test/support/pglite-template.ts',
   testTimeout: 30000,
 };

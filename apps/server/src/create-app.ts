@@ -1,21 +1,32 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger as PinoLogger } from 'nestjs-pino';
 import { registerMcpBodyParsers } from '@app/mcp';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
+import { echoRequestId, requestId } from './logging.js';
 
-/** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing. */
+/** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(
   config: AppConfig,
   options: AppExtensions & { logger?: false } = {},
 ): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter();
+  const silent = options.logger === false;
+  const adapter = new FastifyAdapter({ genReqId: requestId });
+  echoRequestId(adapter.getInstance());
   registerMcpBodyParsers(adapter.getInstance());
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config, options), adapter, {
-    bodyParser: false,
-    ...(options.logger === false ? { logger: false } : {}),
-  });
-  app.enableShutdownHooks();
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(silent ? { ...config, LOG_LEVEL: 'silent' } : config, options),
+    adapter,
+    {
+      bodyParser: false,
+      // Once shutdown begins, new requests get 503 while those in flight finish.
+      return503OnClosing: true,
+      // Start-up lines wait until pino takes over, so that every line is JSON.
+      ...(silent ? { logger: false } : { bufferLogs: true }),
+    },
+  );
+  if (!silent) app.useLogger(app.get(PinoLogger));
   return app;
 }

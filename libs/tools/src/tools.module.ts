@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { EchoService } from './echo.service.js';
+import { WhoamiService } from './whoami.service.js';
 
 export interface ToolsModuleOptions {
   /** Registers the tools, resources and prompts the MCP conformance suite expects. */
@@ -14,7 +15,7 @@ export class ToolsModule {
     return {
       module: ToolsModule,
       imports: options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [],
-      providers: [EchoService],
+      providers: [EchoService, WhoamiService],
     };
   }
 }

@@ -1,22 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { AppExtensions } from '../../src/app.module.js';
 import { loadAppConfig } from '../../src/config.js';
 import { createApp } from '../../src/create-app.js';
+import { seedEmbeddedDatabase } from './pglite-template.js';
 import { ProbeToolsModule } from './probe-tools.module.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './test-database.js';
 
 export interface RunningApp {
   app: NestFastifyApplication;
   url: URL;
+  /** The app's own data directory. */
+  dataDir: string;
   close(): Promise<void>;
 }
 
-/** Boots the real application (plus probe tools) on a random loopback port. */
-export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
-  const config = loadAppConfig({ HOST: '127.0.0.1', PORT: '0', ...env });
-  const app = await createApp(config, { logger: false, imports: [ProbeToolsModule] });
-  await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address() as { port: number };
-  return { app, url: new URL(`http://127.0.0.1:${address.port}/mcp`), close: () => app.close() };
+/**
+ * Boots the real application (plus probe tools and any `extensions`) on a random loopback port,
+ * with a data directory and a database of its own: an embedded one in that directory, or, when
+ * TEST_DATABASE_URL is set, a new database on that server. Closing removes both.
+ */
+export async function startApp(env: Record<string, string> = {}, extensions: AppExtensions = {}): Promise<RunningApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'mirobody-test-'));
+  let database: TestDatabase | undefined;
+  const cleanUp = async () => {
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    if (env.DATABASE_URL === undefined && TEST_DATABASE_URL) database = await createTestDatabase(TEST_DATABASE_URL);
+    else if (env.DATABASE_URL === undefined) seedEmbeddedDatabase(dataDir);
+    const config = loadAppConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database?.url, ...env });
+    const app = await createApp(config, { logger: false, imports: [ProbeToolsModule, ...(extensions.imports ?? [])] });
+    await app.listen(0, '127.0.0.1');
+    const address = app.getHttpServer().address() as { port: number };
+    const close = async () => {
+      await app.close();
+      await cleanUp();
+    };
+    return { app, url: new URL(`http://127.0.0.1:${address.port}/mcp`), dataDir, close };
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
 }
 
 export type Era = '2025-11-25' | '2026-07-28';

@@ -1,0 +1,27 @@
+# Build stage: all dependencies, compile to dist/, then drop the development dependencies.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# No install script is needed (native parts such as SWC's come as prebuilt packages), and the
+# npm of this image would run them all, allowScripts or not.
+RUN npm ci --ignore-scripts
+COPY . .
+RUN npm run build && npm prune --omit=dev --ignore-scripts
+
+# Runtime stage: node, the production dependencies and the compiled server.
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=18080 \
+    DATA_DIR=/data
+WORKDIR /app
+# package.json is read at start-up for the server's version.
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+EXPOSE 18080
+# config.yaml and config.{ENV}.yaml, when mounted into /app, are read beneath the environment.
+CMD ["node", "dist/apps/server/src/main.js"]

@@ -1,0 +1,49 @@
+import { describe, expect, it } from '@jest/globals';
+import { loadAppConfig } from './config.js';
+
+const SECRET = 'x'.repeat(32);
+
+describe('the auth settings of loadAppConfig', () => {
+  it('has defaults', () => {
+    expect(loadAppConfig({})).toMatchObject({
+      JWT_ROLES_CLAIM: 'roles',
+      ADMIN_EMAILS: [],
+      RATE_LIMIT_REQUESTS: 600,
+      RATE_LIMIT_ANONYMOUS_REQUESTS: 300,
+      RATE_LIMIT_WINDOW_SECONDS: 60,
+    });
+  });
+
+  it('reads lists, lower-cases admin e-mails, and names the issuer as authorization server by default', () => {
+    const config = loadAppConfig({ JWT_SECRET: SECRET, JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'a, b', ADMIN_EMAILS: 'Boss@Example.com' });
+    expect(config).toMatchObject({ JWT_AUDIENCE: ['a', 'b'], ADMIN_EMAILS: ['boss@example.com'], OAUTH_ISSUER: 'https://id.example.com' });
+    expect(loadAppConfig({ JWT_ISSUER: 'https://id.example.com', OAUTH_ISSUER: 'https://login.example.com' }).OAUTH_ISSUER).toBe('https://login.example.com');
+  });
+
+  it('refuses to start in production without a token key', () => {
+    expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow('Invalid configuration JWT_SECRET: required when NODE_ENV=production (or set JWKS_URL)');
+    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).JWT_SECRET).toBe(SECRET);
+    expect(loadAppConfig({ NODE_ENV: 'production', JWKS_URL: 'https://id.example.com/jwks' }).JWKS_URL).toBe('https://id.example.com/jwks');
+  });
+
+  it.each([
+    [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
+    [{ JWT_SECRET: SECRET, JWKS_URL: 'https://id.example.com/jwks' }, 'JWKS_URL'],
+    [{ JWKS_URL: 'http://id.example.com/jwks' }, 'JWKS_URL'],
+    [{ JWKS_URL: 'not a url' }, 'JWKS_URL'],
+    [{ OAUTH_ISSUER: 'ftp://id.example.com' }, 'OAUTH_ISSUER'],
+    [{ ADMIN_EMAILS: 'boss' }, 'ADMIN_EMAILS'],
+    [{ JWT_ROLES_CLAIM: 'two words' }, 'JWT_ROLES_CLAIM'],
+    [{ REDIS_URL: 'http://cache:6379' }, 'REDIS_URL'],
+    [{ RATE_LIMIT_REQUESTS: '-1' }, 'RATE_LIMIT_REQUESTS'],
+    [{ RATE_LIMIT_ANONYMOUS_REQUESTS: 'many' }, 'RATE_LIMIT_ANONYMOUS_REQUESTS'],
+    [{ RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS'],
+  ])('refuses %j naming %s', (env, key) => {
+    expect(() => loadAppConfig(env)).toThrow(`Invalid configuration ${key}:`);
+  });
+
+  it('accepts plain http for a JWKS on the machine itself, and never echoes a Redis URL', () => {
+    expect(loadAppConfig({ JWKS_URL: 'http://127.0.0.1:8080/jwks' }).JWKS_URL).toBe('http://127.0.0.1:8080/jwks');
+    expect(() => loadAppConfig({ REDIS_URL: 'http://user:hunter2@cache:6379' })).toThrow(/^(?!.*hunter2)/);
+  });
+});

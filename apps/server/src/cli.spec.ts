@@ -1,0 +1,48 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeJwt, jwtVerify } from 'jose';
+import { CliError, runCli } from './cli.js';
+
+let dataDir: string;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(join(tmpdir(), 'mirobody-cli-'));
+});
+
+afterEach(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('npm run cli -- token', () => {
+  it('signs with the secret generated in DATA_DIR, which the server then uses too', async () => {
+    const token = await runCli(['token', '--sub', 'ops', '--email', 'ops@example.com', '--name', 'Ops', '--ttl', '2h'], { DATA_DIR: dataDir });
+    const secret = readFileSync(join(dataDir, 'jwt-secret'), 'utf8');
+    const { payload, protectedHeader } = await jwtVerify(token, new TextEncoder().encode(secret));
+    expect(protectedHeader.alg).toBe('HS256');
+    expect(payload).toMatchObject({ sub: 'ops', email: 'ops@example.com', name: 'Ops' });
+    expect(payload.exp! - payload.iat!).toBe(7200);
+  });
+
+  it('adds issuer, audience and the admin role under the configured claim', async () => {
+    const env = { DATA_DIR: dataDir, JWT_SECRET: 'y'.repeat(32), JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody', JWT_ROLES_CLAIM: 'realm_access.roles' };
+    const payload = decodeJwt(await runCli(['token', '--sub', 'root', '--admin'], env));
+    expect(payload).toMatchObject({ iss: 'https://id.example.com', aud: 'mirobody', realm_access: { roles: ['admin'] } });
+    expect(payload.exp! - payload.iat!).toBe(3600);
+  });
+
+  it.each([
+    [[], 2],
+    [['frobnicate'], 2],
+    [['token'], 2],
+    [['token', '--sub', 'x', '--colour', 'red'], 2],
+    [['token', '--sub', 'x', '--ttl', 'forever'], 1],
+  ])('refuses %j with exit code %d', async (argv, exitCode) => {
+    await expect(runCli(argv, { DATA_DIR: dataDir })).rejects.toMatchObject({ constructor: CliError, exitCode });
+  });
+
+  it('refuses in JWKS mode, where the identity provider holds the keys', async () => {
+    await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks' })).rejects.toThrow(/JWKS_URL is set/);
+  });
+});

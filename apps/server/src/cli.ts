@@ -1,0 +1,63 @@
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { signToken } from '@app/auth';
+import { ConfigError, loadAppConfig } from './config.js';
+
+export const USAGE = 'Usage: npm run cli -- token --sub <subject> [--email <address>] [--name <name>] [--admin] [--ttl 1h]';
+
+/** The command cannot be carried out: the message goes to stderr, with the usage for a mistake on the command line. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+const usageError = (message: string) => new CliError(message, 2);
+
+/**
+ * Operator commands that need no running server. `token` prints a JWT signed with the HS256 secret
+ * the server uses: JWT_SECRET from the same config layers, else the secret generated in DATA_DIR.
+ */
+export async function runCli(argv: string[], environment: Record<string, string | undefined>, configDir?: string): Promise<string> {
+  const [command, ...rest] = argv;
+  if (command !== 'token') throw usageError(command ? `Unknown command "${command}"` : 'No command given');
+  let values: { sub?: string; email?: string; name?: string; admin?: boolean; ttl?: string };
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      options: { sub: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, admin: { type: 'boolean' }, ttl: { type: 'string' } },
+      strict: true,
+    }));
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  if (!values.sub) throw usageError('--sub is required');
+  const config = loadAppConfig(environment, { configDir });
+  try {
+    return await signToken(config, { subject: values.sub, email: values.email, name: values.name, admin: values.admin, ttl: values.ttl ?? '1h' });
+  } catch (error) {
+    // A bad --ttl, or JWKS mode, where there is no key to sign with.
+    throw new CliError((error as Error).message, 1);
+  }
+}
+
+async function main(): Promise<void> {
+  try {
+    process.stdout.write(`${await runCli(process.argv.slice(2), process.env, process.cwd())}\n`);
+  } catch (error) {
+    if (error instanceof CliError) {
+      process.stderr.write(error.exitCode === 2 ? `${error.message}\n${USAGE}\n` : `${error.message}\n`);
+      process.exit(error.exitCode);
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,76 @@
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { loadAppConfig } from './config.js';
+
+let dir: string;
+const write = (name: string, content: string) => writeFileSync(join(dir, name), content);
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'mirobody-config-'));
+});
+
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('loadAppConfig', () => {
+  it('has defaults for everything', () => {
+    const config = loadAppConfig({}, { configDir: dir });
+    expect(config).toMatchObject({
+      PORT: 18080,
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'http://localhost:18080',
+      DATA_DIR: resolve('data'),
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_SECONDS: 10,
+    });
+    expect(config.DATABASE_URL).toBeUndefined();
+  });
+
+  it('layers config.yaml, then config.{ENV}.yaml, then the environment', () => {
+    write('config.yaml', 'PORT: 9000\nHOST: 0.0.0.0\nLOG_LEVEL: warn\nMCP_ALLOWED_HOSTS: [a.example, b.example]\n');
+    write('config.localdb.yaml', 'PORT: 9001\nDATABASE_URL: postgres://me@db.example:5432/mirobody\n');
+    const config = loadAppConfig({ ENV: 'localdb', LOG_LEVEL: 'debug' }, { configDir: dir });
+    expect(config).toMatchObject({
+      PORT: 9001,
+      HOST: '0.0.0.0',
+      LOG_LEVEL: 'debug',
+      DATABASE_URL: 'postgres://me@db.example:5432/mirobody',
+      MCP_ALLOWED_HOSTS: ['a.example', 'b.example'],
+      PUBLIC_BASE_URL: 'http://localhost:9001',
+    });
+  });
+
+  it('reads no file without a configDir, and treats empty variables as unset', () => {
+    write('config.yaml', 'PORT: 9000\n');
+    expect(loadAppConfig({ PORT: '' }).PORT).toBe(18080);
+    expect(loadAppConfig({ PORT: '' }, { configDir: dir }).PORT).toBe(9000);
+  });
+
+  it('names the key of a bad value, wherever it came from', () => {
+    write('config.yaml', 'PORT: lots\n');
+    expect(() => loadAppConfig({}, { configDir: dir })).toThrow('Invalid configuration PORT: expected a whole number');
+    expect(() => loadAppConfig({ LOG_LEVEL: 'loud' })).toThrow('Invalid configuration LOG_LEVEL');
+    expect(() => loadAppConfig({ PUBLIC_BASE_URL: 'ftp://x' })).toThrow('Invalid configuration PUBLIC_BASE_URL');
+    expect(() => loadAppConfig({ SHUTDOWN_GRACE_SECONDS: '-1' })).toThrow('Invalid configuration SHUTDOWN_GRACE_SECONDS');
+  });
+
+  it('rejects an unknown key in a file, a missing ENV file and a file that is not YAML', () => {
+    write('config.yaml', 'PROT: 9000\n');
+    expect(() => loadAppConfig({}, { configDir: dir })).toThrow('Invalid configuration PROT: unknown key in config.yaml');
+    write('config.yaml', 'PORT: [1, 2\n');
+    expect(() => loadAppConfig({}, { configDir: dir })).toThrow('Invalid configuration config.yaml: not valid YAML');
+    rmSync(join(dir, 'config.yaml'));
+    expect(() => loadAppConfig({ ENV: 'staging' }, { configDir: dir })).toThrow('Invalid configuration ENV: ');
+    expect(() => loadAppConfig({ ENV: '../etc' }, { configDir: dir })).toThrow('Invalid configuration ENV: expected a name');
+  });
+
+  it('never repeats a secret in its messages', () => {
+    const url = 'mysql://admin:hunter2-secret@db.example/x';
+    expect(() => loadAppConfig({ DATABASE_URL: url })).toThrow('Invalid configuration DATABASE_URL');
+    expect(() => loadAppConfig({ DATABASE_URL: url })).not.toThrow(/hunter2/);
+    expect(() => loadAppConfig({ MCP_SESSION_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+});

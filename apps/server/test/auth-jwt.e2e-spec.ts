@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DataSource } from 'typeorm';
+import { BackgroundWrites } from '@app/auth';
+import { AdminProbeModule } from './support/admin-probe.module.js';
+import { bearer, cliToken, signHs256, structured, TEST_JWT_SECRET, unsignedToken, withClient } from './support/auth.js';
+import { ERAS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
+
+const ISSUER = 'https://id.example.com';
+const ENV = {
+  JWT_SECRET: TEST_JWT_SECRET,
+  JWT_ISSUER: ISSUER,
+  JWT_AUDIENCE: 'mirobody',
+  ADMIN_EMAILS: 'Boss@Example.com',
+  PUBLIC_BASE_URL: 'https://mcp.example.com',
+  MCP_ALLOWED_HOSTS: '127.0.0.1',
+};
+const call = (name: string, args: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+const now = () => Math.floor(Date.now() / 1000);
+
+let running: RunningApp;
+let adminUrl: URL;
+
+beforeAll(async () => {
+  running = await startApp(ENV, { imports: [AdminProbeModule] });
+  adminUrl = new URL('/admin/ping', running.url);
+});
+
+afterAll(async () => {
+  await running.close();
+});
+
+describe.each(ERAS)('a JWT from the CLI, revision %s', (era) => {
+  it('authenticates whoami, which shows the session and no internal id', async () => {
+    const token = await cliToken(running, ENV, '--sub', `alice-${era}`, '--email', 'alice@example.com');
+    const result = await withClient(running.url, era, { ...bearer(token), 'x-session-id': 'client-session-1' }, (client) => structured(client, 'whoami'));
+    expect(result.authenticated).toBe(true);
+    expect(Object.keys(result).sort()).toEqual(['authenticated', 'session_id']);
+    if (era === '2026-07-28') expect(result.session_id).toBe('client-session-1');
+    else expect(result.session_id).toEqual(expect.any(String));
+    const [{ id }] = await running.app.get(DataSource).query('SELECT id FROM users WHERE subject = $1', [`alice-${era}`]);
+    expect(JSON.stringify(result)).not.toContain(id);
+  });
+
+  it('refuses a user_id or userId argument and keeps the caller', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'mallory', '--email', 'mallory@example.com');
+    await withClient(running.url, era, bearer(token), async (client) => {
+      for (const [tool, key] of [['whoami', 'user_id'], ['my_email', 'userId'], ['my_email', 'user_id']]) {
+        const result = await client.callTool({ name: tool!, arguments: { [key!]: 'someone-else' } });
+        expect(result.isError).toBe(true);
+        expect((result.content as { text: string }[])[0]!.text).toContain(`unknown argument "${key}"`);
+      }
+      expect(await structured(client, 'my_email')).toEqual({ email: 'mallory@example.com' });
+    });
+  });
+
+  it("keeps two users' interleaved concurrent calls apart", async () => {
+    const users = ['ann', 'bob'];
+    const tokens = await Promise.all(users.map((user) => cliToken(running, ENV, '--sub', user, '--email', `${user}@example.com`)));
+    await Promise.all(
+      users.map((user, index) =>
+        withClient(running.url, era, bearer(tokens[index]!), async (client) => {
+          const emails = await Promise.all(Array.from({ length: 20 }, () => structured(client, 'my_email')));
+          expect(emails).toEqual(Array.from({ length: 20 }, () => ({ email: `${user}@example.com` })));
+        }),
+      ),
+    );
+  });
+});
+
+describe('anonymous callers', () => {
+  it('initialize, ping, tools/list and echo work without credentials', async () => {
+    for (const era of ERAS) {
+      await withClient(running.url, era, {}, async (client) => {
+        // ping is a 2025 method; the 2026 revision has none.
+        if (era === '2025-11-25') await client.ping();
+        expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(expect.arrayContaining(['echo', 'whoami']));
+        expect(await structured(client, 'echo', { text: 'hi' })).toEqual({ echo: 'hi' });
+      });
+    }
+  });
+
+  it('whoami: 401 naming the protected-resource metadata', async () => {
+    const response = await postRaw(running.url, call('whoami'));
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"');
+  });
+
+  it('the metadata names the resource and the authorization server', async () => {
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+      const response = await fetch(new URL(path, running.url));
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ resource: 'https://mcp.example.com/mcp', authorization_servers: [ISSUER] });
+    }
+  });
+});
+
+describe('tokens that are refused with 401 on any request', () => {
+  const valid = { sub: 'carol', iss: ISSUER, aud: 'mirobody' };
+  const cases: [string, () => Promise<string> | string][] = [
+    ['expired beyond the clock skew', () => signHs256(TEST_JWT_SECRET, { ...valid, exp: now() - 61 })],
+    ['not valid before a time beyond the skew', () => signHs256(TEST_JWT_SECRET, { ...valid, nbf: now() + 120 })],
+    ['for another audience', () => signHs256(TEST_JWT_SECRET, { ...valid, aud: 'someone-else' })],
+    ['from another issuer', () => signHs256(TEST_JWT_SECRET, { ...valid, iss: 'https://evil.example' })],
+    ['signed with another secret', () => signHs256('another-secret-that-is-at-least-32-chars', valid)],
+    ['unsigned (alg: none)', () => unsignedToken(valid)],
+    ['without a subject', () => signHs256(TEST_JWT_SECRET, { iss: ISSUER, aud: 'mirobody' })],
+    ['not a JWT at all', () => 'garbage'],
+  ];
+
+  it.each(cases)('%s', async (_name, make) => {
+    const headers = { ...JSON_HEADERS, ...bearer(await make()) };
+    for (const body of [call('echo', { text: 'x' }), JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' })]) {
+      const response = await postRaw(running.url, body, headers);
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=/);
+    }
+  });
+
+  it('accepts a token expired within the 60 s clock skew', async () => {
+    const token = await signHs256(TEST_JWT_SECRET, { ...valid, exp: now() - 30 });
+    const response = await postRaw(running.url, call('whoami'), { ...JSON_HEADERS, ...bearer(token) });
+    expect(response.status).toBe(200);
+  });
+
+  it('refuses another Authorization scheme rather than treating the caller as anonymous', async () => {
+    const response = await postRaw(running.url, call('echo', { text: 'x' }), { ...JSON_HEADERS, authorization: 'Basic dXNlcjpwYXNz' });
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('the access log', () => {
+  it('records each tools/call by a known user with its outcome and duration', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'logged');
+    await withClient(running.url, '2025-11-25', bearer(token), async (client) => {
+      await structured(client, 'echo', { text: 'x' });
+      await client.callTool({ name: 'add', arguments: { a: 'not a number' } });
+    });
+    await running.app.get(BackgroundWrites).flush();
+    const rows = await running.app
+      .get(DataSource)
+      .query('SELECT c.tool, c.success, c.duration_ms FROM mcp_tool_calls c JOIN users u ON u.id = c.user_id WHERE u.subject = $1 ORDER BY c.id', ['logged']);
+    expect(rows).toEqual([
+      { tool: 'echo', success: true, duration_ms: expect.any(Number) },
+      { tool: 'add', success: false, duration_ms: expect.any(Number) },
+    ]);
+  });
+});
+
+describe('users', () => {
+  it('are created on the first token, keyed by issuer and subject, with email and name kept current', async () => {
+    const database = running.app.get(DataSource);
+    const first = await cliToken(running, ENV, '--sub', 'dave', '--email', 'dave@old.example', '--name', 'Dave');
+    const second = await cliToken(running, ENV, '--sub', 'dave', '--email', 'dave@new.example');
+    for (const token of [first, second]) expect((await postRaw(running.url, call('whoami'), { ...JSON_HEADERS, ...bearer(token) })).status).toBe(200);
+    expect(await database.query('SELECT issuer, email, name FROM users WHERE subject = $1', ['dave'])).toEqual([
+      { issuer: ISSUER, email: 'dave@new.example', name: 'Dave' },
+    ]);
+  });
+});
+
+describe('the admin guard', () => {
+  const get = async (token?: string) => fetch(adminUrl, { headers: token ? bearer(token) : {} });
+
+  it('lets in the admin role claim and ADMIN_EMAILS, refuses others with 403 and no token with 401', async () => {
+    expect((await get(await cliToken(running, ENV, '--sub', 'root', '--admin'))).status).toBe(200);
+    const byEmail = await get(await cliToken(running, ENV, '--sub', 'boss', '--email', 'boss@example.com'));
+    expect(await byEmail.json()).toEqual({ admin: true, email: 'boss@example.com' });
+    expect((await get(await cliToken(running, ENV, '--sub', 'eve', '--email', 'eve@example.com'))).status).toBe(403);
+    const unverified = await signHs256(TEST_JWT_SECRET, { sub: 'boss2', iss: ISSUER, aud: 'mirobody', email: 'boss@example.com', email_verified: false });
+    expect((await get(unverified)).status).toBe(403);
+    expect((await get()).status).toBe(401);
+  });
+});

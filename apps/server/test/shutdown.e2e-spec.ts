@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Injectable, Module } from '@nestjs/common';
+import { Arg, McpTool, ok } from '@app/mcp';
+import { seedEmbeddedDatabase } from './support/pglite-template.js';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './support/test-database.js';
+import { JSON_HEADERS, postRaw, startApp } from './support/test-app.js';
+
+@Injectable()
+class SlowService {
+  @McpTool({ description: 'Answers after `ms` milliseconds.' })
+  async sleepFor(@Arg('ms', { description: 'How long to wait, e.g. 300', type: 'integer' }) ms: number) {
+    // Unref'd: a call cut off by shutdown must not keep the test process alive.
+    await new Promise((done) => setTimeout(done, ms).unref());
+    return ok({ slept: ms });
+  }
+}
+
+@Module({ providers: [SlowService] })
+class SlowToolsModule {}
+
+const sleepFor = (ms: number) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleep_for', arguments: { ms } } });
+
+describe('closing the app', () => {
+  it('lets a call in flight finish, without waiting out the grace period', async () => {
+    const running = await startApp({}, { imports: [SlowToolsModule] });
+    const call = postRaw(running.url, sleepFor(500));
+    await new Promise((done) => setTimeout(done, 150));
+    const started = Date.now();
+    await running.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+    const response = await call;
+    expect(response.status).toBe(200);
+    expect(response.json().result.structuredContent).toEqual({ slept: 500 });
+  });
+
+  it('cuts calls still running after SHUTDOWN_GRACE_SECONDS', async () => {
+    const running = await startApp({ SHUTDOWN_GRACE_SECONDS: '1' }, { imports: [SlowToolsModule] });
+    // Settled into a value right away: the rejection arrives while close() is still awaited.
+    const outcome = fetch(running.url, { method: 'POST', headers: JSON_HEADERS, body: sleepFor(60_000) }).then(
+      (response) => response.text().then(() => 'answered', () => 'cut'),
+      () => 'cut',
+    );
+    await new Promise((done) => setTimeout(done, 150));
+    const started = Date.now();
+    await running.close();
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await outcome).toBe('cut');
+  });
+});
+
+describe('the built server', () => {
+  const root = resolve(import.meta.dirname, '../../..');
+  let workDir: string;
+  let database: TestDatabase | undefined;
+
+  beforeAll(async () => {
+    // The test runs what `npm run start:prod` runs, so it builds that first.
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' });
+    workDir = mkdtempSync(join(tmpdir(), 'mirobody-server-'));
+    if (TEST_DATABASE_URL) database = await createTestDatabase(TEST_DATABASE_URL);
+    else seedEmbeddedDatabase(join(workDir, 'data'));
+  }, 120_000);
+
+  afterAll(async () => {
+    await database?.drop();
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('logs JSON with request ids and no credentials, and exits 0 on SIGTERM', async () => {
+    // Started in an empty directory: no config.yaml of the repository's applies.
+    const server = spawn(process.execPath, [join(root, 'dist/apps/server/src/main.js')], {
+      cwd: workDir,
+      env: {
+        PATH: process.env.PATH,
+        HOST: '127.0.0.1',
+        PORT: '0',
+        DATA_DIR: join(workDir, 'data'),
+        ...(database ? { DATABASE_URL: database.url } : {}),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = new Promise<number | null>((done) => server.on('exit', (code) => done(code)));
+    let output = '';
+    const listening = new Promise<string>((done, fail) => {
+      server.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/\S+)\/mcp/.exec(output);
+        if (match) done(match[1]!);
+      });
+      void exited.then((code) => fail(new Error(`the server exited with ${code} before listening:\n${output}`)));
+    });
+    const base = await listening;
+
+    const ready = await fetch(`${base}/health/ready`, { headers: { authorization: 'Bearer top-secret-token', 'x-request-id': 'shutdown-test' } });
+    expect(ready.status).toBe(200);
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const lines = output.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines).toContainEqual(expect.objectContaining({ context: 'McpExplorer', msg: 'Loaded tool: echo' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ req: expect.objectContaining({ id: 'shutdown-test', headers: expect.objectContaining({ authorization: '[redacted]' }) }) }),
+    );
+    expect(output).not.toContain('top-secret-token');
+  }, 60_000);
+});

@@ -1,0 +1,438 @@
+#!/usr/bin/env node
+// `npm run bench`: throughput and latency of the MCP endpoint against a bare Fastify baseline.
+//
+// Each server under test runs in its own child process; autocannon (the load generator) runs here,
+// in the parent, so the two never share an event loop. After a warm-up, the cases alternate for
+// several rounds so that drift on the machine affects them alike:
+//   echo      our server (dist/apps/server/src/main.js), tools/call of `echo`
+//   bare      a bare Fastify route POST /mcp answering a fixed JSON-RPC result of the same shape
+//   list-5    the bench app (dist/bench/bench-app.js) with 5 generated tools, tools/list
+//   list-200  the same bench app with 200 generated tools, tools/list
+// Every case is checked before the load (one full answer is parsed and verified) and during it
+// (non-2xx, socket errors, timeouts, and bodies differing from the verified one are counted).
+// The bench reports; it does not assert the targets. Exit 1 only when a server fails to start or
+// answers wrongly.
+//
+// Settings (environment): BENCH_ROUNDS=3 BENCH_DURATION=5 (seconds per case per round)
+// BENCH_WARMUP=2 (seconds per case) BENCH_CONNECTIONS=50
+// BENCH_PAYLOAD_FLOOR=1 adds two reference cases: bare Fastify sending the verified tools/list bodies
+// (5 and 200 tools) already serialized, i.e. what the bytes alone cost on this machine.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+const setting = (name, fallback) => {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number, got "${raw}"`);
+  return value;
+};
+const ROUNDS = Math.max(1, Math.round(setting('BENCH_ROUNDS', 3)));
+const DURATION = setting('BENCH_DURATION', 5);
+const WARMUP = setting('BENCH_WARMUP', 2);
+const CONNECTIONS = Math.max(1, Math.round(setting('BENCH_CONNECTIONS', 50)));
+const PAYLOAD_FLOOR = setting('BENCH_PAYLOAD_FLOOR', 0) > 0;
+const HOST = '127.0.0.1';
+const START_TIMEOUT_MS = 60_000;
+
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const ECHO_REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+const LIST_REQUEST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+
+class BenchFailure extends Error {}
+
+// ---------------------------------------------------------------------------------------------
+// Answer checks: a broken server must not look fast.
+
+function parseAnswer(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BenchFailure(`answer is not JSON: ${text.slice(0, 300)}`);
+  }
+}
+
+function checkEnvelope(answer) {
+  if (answer.jsonrpc !== '2.0' || answer.id !== 1) throw new BenchFailure(`not a JSON-RPC response to id 1: ${JSON.stringify(answer).slice(0, 300)}`);
+  if (answer.error) throw new BenchFailure(`JSON-RPC error: ${JSON.stringify(answer.error)}`);
+  if (!answer.result || typeof answer.result !== 'object') throw new BenchFailure('response has no result');
+}
+
+function checkEcho(text) {
+  const answer = parseAnswer(text);
+  checkEnvelope(answer);
+  const { result } = answer;
+  if (result.isError) throw new BenchFailure(`tool reported an error: ${JSON.stringify(result.content)}`);
+  const echoed = result.structuredContent?.echo ?? JSON.parse(result.content?.[0]?.text ?? '{}').echo;
+  if (echoed !== 'hi') throw new BenchFailure(`echo answered ${JSON.stringify(result).slice(0, 300)}`);
+}
+
+const checkList = (count) => (text) => {
+  const answer = parseAnswer(text);
+  checkEnvelope(answer);
+  const tools = answer.result.tools;
+  if (!Array.isArray(tools) || tools.length !== count) throw new BenchFailure(`expected ${count} tools, got ${Array.isArray(tools) ? tools.length : typeof tools}`);
+  for (const tool of tools) {
+    if (typeof tool.name !== 'string' || tool.inputSchema?.type !== 'object' || Object.keys(tool.inputSchema.properties ?? {}).length < 3) {
+      throw new BenchFailure(`tool without a realistic input schema: ${JSON.stringify(tool).slice(0, 300)}`);
+    }
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Servers under test, each in its own process.
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const children = new Set();
+
+function killAll(signal = 'SIGKILL') {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+}
+process.on('exit', () => killAll());
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    killAll();
+    process.exit(130);
+  });
+}
+
+/**
+ * Starts `node <script>` with `env` (over this process's environment, itself over `defaults`),
+ * keeping the tail of its output for diagnostics.
+ */
+async function startServer(name, script, env, defaults = {}) {
+  const file = path.join(root, script);
+  if (!existsSync(file)) throw new BenchFailure(`${name}: ${script} is missing (run \`npm run build\` first)`);
+  const port = await freePort();
+  const child = spawn(process.execPath, [file], {
+    cwd: root,
+    env: { ...defaults, ...process.env, ...env, PORT: String(port), HOST },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let output = '';
+  const keep = (chunk) => {
+    output = (output + chunk).slice(-8000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return { name, child, port, url: `http://${HOST}:${port}/mcp`, exited, output: () => output };
+}
+
+/** Posts `body` until the server answers (or dies, or the start-up timeout passes); returns the answer. */
+async function firstAnswer(server, body) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  let lastError;
+  while (Date.now() < deadline) {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) {
+      throw new BenchFailure(`${server.name} exited during start-up (${server.child.exitCode ?? server.child.signalCode}):\n${server.output()}`);
+    }
+    try {
+      return await post(server.url, body);
+    } catch (error) {
+      lastError = error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new BenchFailure(`${server.name} did not answer within ${START_TIMEOUT_MS / 1000}s (${lastError?.message}):\n${server.output()}`);
+}
+
+async function post(url, body) {
+  const response = await fetch(url, { method: 'POST', headers: HEADERS, body });
+  return { status: response.status, contentType: response.headers.get('content-type') ?? '', text: await response.text() };
+}
+
+/** Fetches one answer of `testCase` and checks it; returns its exact text for the under-load check. */
+async function verify(testCase, answer) {
+  const { status, contentType, text } = answer ?? (await post(testCase.server.url, testCase.body));
+  if (status !== 200) throw new BenchFailure(`${testCase.name}: HTTP ${status}: ${text.slice(0, 300)}`);
+  if (!contentType.startsWith('application/json')) throw new BenchFailure(`${testCase.name}: content-type ${contentType}`);
+  try {
+    testCase.check(text);
+  } catch (error) {
+    throw new BenchFailure(`${testCase.name}: ${error.message}`);
+  }
+  return text;
+}
+
+async function stopServer(server) {
+  if (server.child.exitCode !== null || server.child.signalCode !== null) return;
+  server.child.kill('SIGTERM');
+  const timer = setTimeout(() => server.child.kill('SIGKILL'), 5000);
+  await server.exited;
+  clearTimeout(timer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load.
+
+/** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine has been busy (all cores), from /proc/stat; undefined elsewhere. */
+function machineBusySeconds() {
+  try {
+    const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = ticks;
+    return (user + nice + system + irq + softirq + (steal ?? 0)) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function load(testCase, seconds) {
+  const machineBefore = machineBusySeconds();
+  const serverCpuBefore = cpuSeconds(testCase.server.child.pid);
+  const ownCpuBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const result = await autocannon({
+    url: testCase.server.url,
+    method: 'POST',
+    headers: HEADERS,
+    body: testCase.body,
+    connections: CONNECTIONS,
+    duration: seconds,
+    expectBody: testCase.expectedBody,
+  });
+  const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  const serverCpuAfter = cpuSeconds(testCase.server.child.pid);
+  const ownCpu = process.cpuUsage(ownCpuBefore);
+  const machineAfter = machineBusySeconds();
+  const serverCpu = serverCpuBefore === undefined || serverCpuAfter === undefined ? undefined : (serverCpuAfter - serverCpuBefore) / wall;
+  const generatorCpu = (ownCpu.user + ownCpu.system) / 1e6 / wall;
+  return {
+    reqPerSec: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    serverCpu,
+    // Server CPU time per answered request: less sensitive to a busy machine than req/s.
+    serverMicrosPerRequest: serverCpu === undefined || result.requests.total === 0 ? undefined : (serverCpu * wall * 1e6) / result.requests.total,
+    generatorCpu,
+    // CPU used by everything else on the machine during the run: a contended machine skews the figures.
+    otherCpu: machineBefore === undefined || machineAfter === undefined || serverCpu === undefined ? undefined : Math.max(0, (machineAfter - machineBefore) / wall - serverCpu - generatorCpu),
+  };
+}
+
+const failures = (run) => run.non2xx + run.errors + run.timeouts + run.mismatches;
+
+// ---------------------------------------------------------------------------------------------
+// Report.
+
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+const fixed = (value, digits = 0) => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
+const percent = (value) => (value === undefined ? '-' : `${Math.round(value * 100)}%`);
+
+function table(header, rows, leftAligned = 2) {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => String(row[column]).length)));
+  const line = (cells) => cells.map((cell, column) => (column < leftAligned ? String(cell).padEnd(widths[column]) : String(cell).padStart(widths[column]))).join('  ');
+  return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
+}
+
+function versionOf(pkg) {
+  try {
+    return JSON.parse(readFileSync(require.resolve(`${pkg}/package.json`), 'utf8')).version;
+  } catch {
+    return '?';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main() {
+  const cpus = os.cpus();
+  console.log(
+    `MCP bench: node ${process.version}, fastify ${versionOf('fastify')}, autocannon ${versionOf('autocannon')}, ` +
+      `${cpus.length} x ${cpus[0]?.model?.trim() ?? 'cpu'}`,
+  );
+  console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION}s per case, ${WARMUP}s warm-up per case, cases alternate within each round`);
+  // One client address sends thousands of requests a second: the app's per-caller rate limits
+  // would answer 429, so they are off unless set in the environment.
+  const appDefaults = { RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' };
+  const appEnv = (key) => process.env[key] || appDefaults[key] || '(default)';
+  console.log(
+    `app environment: LOG_LEVEL=${appEnv('LOG_LEVEL')} NODE_ENV=${appEnv('NODE_ENV')} RATE_LIMIT_REQUESTS=${appEnv('RATE_LIMIT_REQUESTS')} ` +
+      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} DATABASE_URL ${process.env.DATABASE_URL ? 'set' : 'unset'}\n`,
+  );
+
+  // The app's embedded database goes to a throw-away directory, not the repository's ./data.
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'mcp-bench-'));
+  process.on('exit', () => rmSync(scratch, { recursive: true, force: true }));
+  const dataDir = path.join(scratch, 'data');
+  const servers = {
+    app: await startServer('app (dist/apps/server/src/main.js)', 'dist/apps/server/src/main.js', { DATA_DIR: dataDir }, appDefaults),
+    bare: await startServer('bare fastify (bench/bare-fastify.mjs)', 'bench/bare-fastify.mjs', {}),
+    list5: await startServer('bench app, 5 tools', 'dist/bench/bench-app.js', { BENCH_TOOLS: '5' }),
+    list200: await startServer('bench app, 200 tools', 'dist/bench/bench-app.js', { BENCH_TOOLS: '200' }),
+  };
+  const cases = [
+    { name: 'echo', label: 'tools/call echo (our server)', server: servers.app, body: ECHO_REQUEST, check: checkEcho },
+    { name: 'bare', label: 'bare Fastify, fixed result', server: servers.bare, body: ECHO_REQUEST, check: checkEcho },
+    { name: 'list-5', label: 'tools/list, 5 tools', server: servers.list5, body: LIST_REQUEST, check: checkList(5) },
+    { name: 'list-200', label: 'tools/list, 200 tools', server: servers.list200, body: LIST_REQUEST, check: checkList(200) },
+  ];
+
+  for (const testCase of cases) {
+    testCase.expectedBody = await verify(testCase, await firstAnswer(testCase.server, testCase.body));
+    testCase.runs = [];
+    console.log(`ok  ${testCase.name.padEnd(9)} ${testCase.server.url}  answer verified (${Buffer.byteLength(testCase.expectedBody)} bytes)`);
+  }
+
+  if (PAYLOAD_FLOOR) {
+    for (const count of [5, 200]) {
+      const file = path.join(scratch, `list-${count}.json`);
+      writeFileSync(file, cases.find((testCase) => testCase.name === `list-${count}`).expectedBody);
+      const server = await startServer(`bare fastify, fixed tools/list body (${count} tools)`, 'bench/bare-fastify.mjs', { BARE_BODY: file });
+      servers[`floor${count}`] = server;
+      const testCase = { name: `floor-${count}`, label: `bare Fastify, same bytes as list-${count}`, server, body: LIST_REQUEST, check: checkList(count), runs: [] };
+      testCase.expectedBody = await verify(testCase, await firstAnswer(server, LIST_REQUEST));
+      cases.push(testCase);
+      console.log(`ok  ${testCase.name.padEnd(9)} ${server.url}  answer verified (${Buffer.byteLength(testCase.expectedBody)} bytes)`);
+    }
+  }
+
+  if (WARMUP > 0) {
+    process.stdout.write(`\nwarm-up:`);
+    for (const testCase of cases) {
+      const run = await load(testCase, WARMUP);
+      process.stdout.write(` ${testCase.name} ${fixed(run.reqPerSec)} req/s;`);
+    }
+    process.stdout.write('\n');
+  }
+
+  console.log('');
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Rotate the order each round so no case always runs first or right after the same neighbour.
+    const order = cases.map((_, index) => cases[(index + round - 1) % cases.length]);
+    for (const testCase of order) {
+      const run = await load(testCase, DURATION);
+      testCase.runs.push(run);
+      console.log(
+        `round ${round}  ${testCase.name.padEnd(9)} ${fixed(run.reqPerSec).padStart(7)} req/s  p50 ${fixed(run.p50)} ms  p99 ${fixed(run.p99)} ms` +
+          `  server ${fixed(run.serverMicrosPerRequest)} µs cpu/req  cpu: server ${percent(run.serverCpu)} load-gen ${percent(run.generatorCpu)} other ${percent(run.otherCpu)}${failures(run) ? `  FAILED ${failures(run)}` : ''}`,
+      );
+    }
+  }
+
+  // The server must still answer correctly after the load.
+  for (const testCase of cases) await verify(testCase);
+
+  console.log(`\nResults (req/s: mean of ${ROUNDS} rounds; p50/p99 in ms and server cpu µs per request: median of rounds; wrong = body differs from the verified answer)\n`);
+  const summary = {};
+  const rows = cases.map((testCase) => {
+    const runs = testCase.runs;
+    const s = (summary[testCase.name] = {
+      reqPerSec: mean(runs.map((run) => run.reqPerSec)),
+      min: Math.min(...runs.map((run) => run.reqPerSec)),
+      max: Math.max(...runs.map((run) => run.reqPerSec)),
+      p50: median(runs.map((run) => run.p50)),
+      p99: median(runs.map((run) => run.p99)),
+      requests: runs.reduce((sum, run) => sum + run.total, 0),
+      non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+      errors: runs.reduce((sum, run) => sum + run.errors + run.timeouts, 0),
+      mismatches: runs.reduce((sum, run) => sum + run.mismatches, 0),
+      serverCpu: runs.every((run) => run.serverCpu !== undefined) ? mean(runs.map((run) => run.serverCpu)) : undefined,
+      otherCpu: runs.every((run) => run.otherCpu !== undefined) ? mean(runs.map((run) => run.otherCpu)) : undefined,
+      micros: runs.every((run) => run.serverMicrosPerRequest !== undefined) ? median(runs.map((run) => run.serverMicrosPerRequest)) : undefined,
+    });
+    return [
+      testCase.name,
+      testCase.label,
+      fixed(s.reqPerSec),
+      `${fixed(s.min)}-${fixed(s.max)}`,
+      fixed(s.p50),
+      fixed(s.p99),
+      s.requests,
+      s.non2xx,
+      s.errors,
+      s.mismatches,
+      fixed(s.micros),
+      percent(s.serverCpu),
+      percent(s.otherCpu),
+    ];
+  });
+  console.log(table(['case', 'what', 'req/s', 'range', 'p50', 'p99', 'requests', 'non2xx', 'errors', 'wrong', 'srv µs/req', 'srv cpu', 'other cpu'], rows));
+
+  const roundRatios = (a, b) => cases.find((c) => c.name === a).runs.map((run, index) => run.reqPerSec / cases.find((c) => c.name === b).runs[index].reqPerSec);
+  const echoRatio = summary.echo.reqPerSec / summary.bare.reqPerSec;
+  const listSlowdown = summary['list-5'].reqPerSec / summary['list-200'].reqPerSec;
+  const echoRounds = roundRatios('echo', 'bare').map((value) => fixed(value, 2)).join(' ');
+  const listRounds = roundRatios('list-5', 'list-200').map((value) => fixed(value, 2)).join(' ');
+  console.log('');
+  console.log(`echo / bare throughput:        ${fixed(echoRatio, 2)}  (target >= 0.5; per round: ${echoRounds})  ${echoRatio >= 0.5 ? 'meets target' : 'BELOW target'}`);
+  console.log(`tools/list 200-tool slowdown:  ${fixed(listSlowdown, 2)}x (list-5 req/s / list-200 req/s; target <= 2; per round: ${listRounds})  ${listSlowdown <= 2 ? 'meets target' : 'ABOVE target'}`);
+  const bytes = (name) => Buffer.byteLength(cases.find((testCase) => testCase.name === name).expectedBody);
+  console.log(`tools/list answer size:        ${bytes('list-200')} vs ${bytes('list-5')} bytes (${fixed(bytes('list-200') / bytes('list-5'), 1)}x)`);
+  if (PAYLOAD_FLOOR) {
+    const floorRounds = roundRatios('floor-5', 'floor-200').map((value) => fixed(value, 2)).join(' ');
+    console.log(
+      `payload floor slowdown:        ${fixed(summary['floor-5'].reqPerSec / summary['floor-200'].reqPerSec, 2)}x ` +
+        `(bare Fastify sending the same two bodies pre-serialized; per round: ${floorRounds})`,
+    );
+  }
+  const p50Ratio = summary['list-200'].p50 / summary['list-5'].p50;
+  console.log(`tools/list 200-tool p50 ratio: ${fixed(p50Ratio, 2)}x`);
+  if (summary.echo.micros !== undefined && summary['list-5'].micros !== undefined) {
+    console.log(
+      `server cpu per request:        echo/bare ${fixed(summary.bare.micros / summary.echo.micros, 2)} (as a throughput ratio), ` +
+        `list-200/list-5 ${fixed(summary['list-200'].micros / summary['list-5'].micros, 2)}x`,
+    );
+  }
+
+  const contended = cases.filter((testCase) => (summary[testCase.name].otherCpu ?? 0) > 0.2);
+  if (contended.length) {
+    console.log(`\nnote: other processes used the CPU during ${contended.map((testCase) => testCase.name).join(', ')} (other cpu column); figures are skewed, rerun on a quiet machine.`);
+  }
+
+  const bad = cases.filter((testCase) => testCase.runs.some((run) => failures(run) > 0));
+  await Promise.all(Object.values(servers).map(stopServer));
+  if (bad.length) {
+    console.error(`\nFAILED: ${bad.map((testCase) => testCase.name).join(', ')} answered wrongly under load (see non2xx/errors/wrong); their figures do not count.`);
+    process.exitCode = 1;
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  console.error(`\nbench failed: ${error instanceof BenchFailure ? error.message : error.stack}`);
+  killAll();
+  process.exitCode = 1;
+}

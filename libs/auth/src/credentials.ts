@@ -1,0 +1,56 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { UnauthorizedException } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * Personal MCP secrets start with this, so that a leaked one is recognisable (secret scanners,
+ * log reviews) and so that a bearer token is told apart from a JWT without trying both.
+ */
+export const SECRET_PREFIX = 'mrb_sk_';
+
+/** 32 random bytes (256 bits), base64url: 50 characters with the prefix. */
+export function generateSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * Only this hash is stored. A plain SHA-256 suffices because the secret is 256 random bits:
+ * a slow, salted hash (bcrypt, argon2) protects guessable passwords, and nothing about a random
+ * 256-bit value is guessable. An unsalted hash also lets the secret be looked up by an index
+ * on the hash, with no per-secret id in the token.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+const MCP_SECRET_ROUTE = '/mcp/:secret';
+
+export type PresentedCredential = { kind: 'jwt' | 'secret'; token: string };
+
+/**
+ * The credential a request carries: `Authorization: Bearer <token>`, or a secret in the path of
+ * `/mcp/<secret>` for clients that can only be given a URL. `undefined` when there is none.
+ */
+export function presentedCredential(request: FastifyRequest): PresentedCredential | undefined {
+  // Only the MCP route takes a secret in its path; a `:secret` parameter of another route is no credential.
+  const fromPath = request.routeOptions?.url === MCP_SECRET_ROUTE ? (request.params as { secret?: string }).secret : undefined;
+  const fromHeader = bearerToken(request.headers.authorization);
+  // Two different credentials would leave it open which one speaks for the caller.
+  if (fromPath && fromHeader && fromPath !== fromHeader) throw new UnauthorizedException('Two different credentials: send either the header or the secret URL');
+  const token = fromPath ?? fromHeader;
+  if (token === undefined) return undefined;
+  return { kind: fromPath || token.startsWith(SECRET_PREFIX) ? 'secret' : 'jwt', token };
+}
+
+function bearerToken(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer +(\S+) *$/i.exec(authorization);
+  // Another scheme (Basic, ...) is a credential we cannot check; anonymous would hide the mistake.
+  if (!match) throw new UnauthorizedException('Unsupported Authorization header: send "Bearer <token>"');
+  return match[1];
+}
+
+/** A key for a credential that does not keep the credential itself (rate-limit counters may live in Redis). */
+export function credentialKey(credential: PresentedCredential): string {
+  return hashSecret(credential.token).slice(0, 32);
+}

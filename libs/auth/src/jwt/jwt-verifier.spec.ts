@@ -1,0 +1,40 @@
+import { describe, expect, it } from '@jest/globals';
+import { ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import { SignJWT } from 'jose';
+import { LOCAL_ISSUER } from '../auth.options.js';
+import { JwtVerifier } from './jwt-verifier.js';
+
+const secret = new TextEncoder().encode('k'.repeat(32));
+const verifier = (rolesClaim = 'roles') => new JwtVerifier({ mode: 'hs256', secret, generated: false }, { JWT_ROLES_CLAIM: rolesClaim });
+const sign = (claims: Record<string, unknown>, expiresIn: string | number = '5m') =>
+  new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').setExpirationTime(expiresIn).sign(secret);
+
+describe('JwtVerifier', () => {
+  it('reads subject, email, name and roles; a token without iss counts as local', async () => {
+    const identity = await verifier().verify(await sign({ email: 's@example.com', name: 'Sam', roles: ['admin', 7] }));
+    expect(identity).toEqual({ issuer: LOCAL_ISSUER, subject: 'sam', email: 's@example.com', emailVerified: true, name: 'Sam', roles: ['admin'] });
+  });
+
+  it('finds roles as a space-separated string, a nested claim, or a namespaced claim', async () => {
+    expect((await verifier().verify(await sign({ roles: 'admin reader' }))).roles).toEqual(['admin', 'reader']);
+    expect((await verifier('realm_access.roles').verify(await sign({ realm_access: { roles: ['admin'] } }))).roles).toEqual(['admin']);
+    expect((await verifier('https://example.com/roles').verify(await sign({ 'https://example.com/roles': ['admin'] }))).roles).toEqual(['admin']);
+  });
+
+  it('notes an e-mail address the issuer says is unverified', async () => {
+    expect((await verifier().verify(await sign({ email: 's@example.com', email_verified: false }))).emailVerified).toBe(false);
+  });
+
+  it('requires exp', async () => {
+    const noExpiry = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').sign(secret);
+    await expect(verifier().verify(noExpiry)).rejects.toThrow(UnauthorizedException);
+  });
+
+  it('answers 503 when the JWKS cannot be fetched', async () => {
+    const remote = new JwtVerifier({ mode: 'jwks', url: new URL('http://127.0.0.1:9/jwks') }, { JWT_ROLES_CLAIM: 'roles' });
+    // The key set is fetched before the signature is looked at, so any RS256-headed token will do.
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const token = `${part({ alg: 'RS256', kid: 'k' })}.${part({ sub: 's', exp: 9_999_999_999 })}.c2ln`;
+    await expect(remote.verify(token)).rejects.toThrow(ServiceUnavailableException);
+  });
+});

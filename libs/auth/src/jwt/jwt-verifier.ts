@@ -1,0 +1,94 @@
+import { Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { LOCAL_ISSUER, type AuthModuleOptions } from '../auth.options.js';
+import type { JwtKeySource } from './jwt-secret.js';
+
+/** Tolerated difference between our clock and the issuer's, for `exp` and `nbf`. */
+export const CLOCK_SKEW_SECONDS = 60;
+
+/** Who a verified token speaks for. */
+export interface TokenIdentity {
+  issuer: string;
+  subject: string;
+  email?: string;
+  /** False only when the token says `email_verified: false`; such an address grants no admin role. */
+  emailVerified: boolean;
+  name?: string;
+  roles: string[];
+}
+
+type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'>;
+
+/**
+ * Checks bearer JWTs with `jose`: signature, `exp` and `nbf` (with clock skew), and `iss`/`aud`
+ * when configured. The accepted algorithms are fixed per mode, so a token cannot pick its own
+ * (`alg: none`, or HS256 signed with a public key, is refused).
+ */
+export class JwtVerifier {
+  private readonly logger = new Logger('JwtVerifier');
+  private readonly key: Uint8Array | JWTVerifyGetKey;
+  private readonly algorithms: string[];
+
+  constructor(
+    source: JwtKeySource,
+    private readonly options: VerifierOptions,
+  ) {
+    if (source.mode === 'hs256') {
+      this.key = source.secret;
+      this.algorithms = ['HS256'];
+    } else {
+      // jose caches the key set, refetches it when a token names an unknown key id (key rotation),
+      // and at most every 30 s, so a flood of forged key ids cannot hammer the identity provider.
+      this.key = createRemoteJWKSet(source.url, { timeoutDuration: 5000, cooldownDuration: 30_000, cacheMaxAge: 10 * 60_000 });
+      this.algorithms = ['RS256', 'ES256'];
+    }
+  }
+
+  async verify(token: string): Promise<TokenIdentity> {
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.key as Uint8Array, {
+        algorithms: this.algorithms,
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        requiredClaims: ['sub', 'exp'],
+        ...(this.options.JWT_ISSUER ? { issuer: this.options.JWT_ISSUER } : {}),
+        ...(this.options.JWT_AUDIENCE?.length ? { audience: this.options.JWT_AUDIENCE } : {}),
+      }));
+    } catch (error) {
+      throw this.refusal(error);
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedException('Invalid token: "sub" must be a non-empty string');
+    return {
+      issuer: payload.iss ?? LOCAL_ISSUER,
+      subject: payload.sub,
+      email: typeof payload.email === 'string' ? payload.email : undefined,
+      emailVerified: payload.email_verified !== false,
+      name: typeof payload.name === 'string' ? payload.name : undefined,
+      roles: rolesFrom(claimAt(payload, this.options.JWT_ROLES_CLAIM)),
+    };
+  }
+
+  /** A bad token is the caller's problem (401); an unreachable or broken key set is ours (503). */
+  private refusal(error: unknown): Error {
+    const keySetUnavailable = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError);
+    if (!keySetUnavailable) return new UnauthorizedException(`Invalid token: ${(error as Error).message}`);
+    this.logger.error(`Cannot check tokens against the JWKS: ${(error as Error).message}`);
+    return new ServiceUnavailableException('The identity provider\'s keys cannot be fetched; try again later');
+  }
+}
+
+/**
+ * The claim named `path`, else the nested one it points to: `realm_access.roles` reads
+ * `payload.realm_access.roles` as Keycloak nests them, while a namespaced claim such as
+ * `https://example.com/roles` (Auth0) is found under its full name first.
+ */
+function claimAt(payload: JWTPayload, path: string): unknown {
+  if (path in payload) return payload[path];
+  return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), payload);
+}
+
+/** A list of strings, or one space-separated string (the OAuth `scope` style some providers use). */
+function rolesFrom(value: unknown): string[] {
+  if (typeof value === 'string') return value.split(' ').filter(Boolean);
+  return Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string') : [];
+}

@@ -1,0 +1,44 @@
+import { SignJWT } from 'jose';
+import type { AuthModuleOptions } from '../auth.options.js';
+import { jwtKeySource } from './jwt-secret.js';
+
+export interface TokenRequest {
+  subject: string;
+  email?: string;
+  name?: string;
+  admin?: boolean;
+  /** Lifetime such as `90s`, `30m`, `1h`, `7d`. */
+  ttl: string;
+}
+
+const TTL = /^[1-9]\d*[smhd]$/;
+
+type SigningOptions = Pick<AuthModuleOptions, 'JWT_SECRET' | 'JWKS_URL' | 'DATA_DIR' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'>;
+
+/**
+ * An HS256 token the server accepts, for operators and tests. In JWKS mode only the identity
+ * provider holds the signing key, so there is nothing to sign with.
+ */
+export async function signToken(options: SigningOptions, request: TokenRequest): Promise<string> {
+  const source = jwtKeySource(options);
+  if (source.mode !== 'hs256') throw new Error('JWKS_URL is set: tokens come from the identity provider, this server cannot sign them');
+  if (!request.subject) throw new Error('a subject is required');
+  if (!TTL.test(request.ttl)) throw new Error(`ttl "${request.ttl}": expected a number followed by s, m, h or d, e.g. 1h`);
+  const claims: Record<string, unknown> = {};
+  if (request.email) claims.email = request.email;
+  if (request.name) claims.name = request.name;
+  if (request.admin) Object.assign(claims, nestedClaim(options.JWT_ROLES_CLAIM, ['admin']));
+  const jwt = new SignJWT(claims)
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(request.subject)
+    .setIssuedAt()
+    .setExpirationTime(request.ttl);
+  if (options.JWT_ISSUER) jwt.setIssuer(options.JWT_ISSUER);
+  if (options.JWT_AUDIENCE?.length) jwt.setAudience(options.JWT_AUDIENCE[0]!);
+  return jwt.sign(source.secret);
+}
+
+/** `{ realm_access: { roles: [...] } }` for the claim path `realm_access.roles`. */
+function nestedClaim(path: string, value: unknown): Record<string, unknown> {
+  return path.split('.').reduceRight<Record<string, unknown>>((inner, key) => ({ [key]: inner }), value as Record<string, unknown>);
+}

@@ -1,0 +1,76 @@
+import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { IsNull, type Repository } from 'typeorm';
+import { BackgroundWrites } from '../background-writes.js';
+import { generateSecret, hashSecret } from '../credentials.js';
+import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
+import type { UserEntity } from '../entities/user.entity.js';
+
+export interface NewSecret {
+  label: string;
+  agent?: string;
+  expiresAt?: Date;
+}
+
+/** What the owner sees of a secret: never the secret, nor its hash. */
+export interface SecretSummary {
+  id: string;
+  label: string;
+  agent: string | null;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Personal MCP secrets: issued once, stored as a hash, looked up on every request so a revocation acts at once. */
+@Injectable()
+export class McpSecretsService {
+  constructor(
+    @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
+    private readonly background: BackgroundWrites,
+  ) {}
+
+  async create(userId: string, request: NewSecret): Promise<{ id: string; secret: string }> {
+    const secret = generateSecret();
+    const saved = await this.secrets.save(
+      this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
+    );
+    return { id: saved.id, secret };
+  }
+
+  /** The owner's secrets that are not revoked, newest first; expired ones stay listed with their date. */
+  async list(userId: string): Promise<SecretSummary[]> {
+    const rows = await this.secrets.find({ where: { userId, revokedAt: IsNull() }, order: { createdAt: 'DESC' } });
+    return rows.map(({ id, label, agent, createdAt, expiresAt, lastUsedAt }) => ({ id, label, agent, createdAt, expiresAt, lastUsedAt }));
+  }
+
+  /** False when the owner has no such live secret (another user's id included). */
+  async revoke(userId: string, id: string): Promise<boolean> {
+    if (!UUID.test(id)) return false;
+    const result = await this.secrets.update({ id, userId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** The owner of a live secret; 401 for an unknown, revoked or expired one. */
+  async owner(secret: string): Promise<UserEntity> {
+    const row = await this.secrets.findOne({ where: { secretHash: hashSecret(secret) }, relations: { user: true } });
+    if (!row?.user) throw new UnauthorizedException('Unknown MCP secret');
+    if (row.revokedAt) throw new UnauthorizedException('This MCP secret was revoked');
+    if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('This MCP secret has expired');
+    this.background.run('the last use of an MCP secret', () => this.touch(row.id));
+    return row.user;
+  }
+
+  /** At most one write a minute per secret: "last used" needs no finer grain than that. */
+  private touch(id: string): Promise<unknown> {
+    return this.secrets
+      .createQueryBuilder()
+      .update()
+      .set({ lastUsedAt: () => 'now()' })
+      .where('id = :id', { id })
+      .andWhere(`(last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`)
+      .execute();
+  }
+}

@@ -1,0 +1,1 @@
+export { DatabaseModule, type DatabaseModuleOptions, type MigrationClass } from './database.module.js';

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vector.js';
+import { pgliteDriver } from './pglite-pool.js';
+
+const root = mkdtempSync(join(tmpdir(), 'mirobody-pglite-'));
+
+function embedded(name: string): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    driver: pgliteDriver({ dataDir: join(root, name), connectionTimeoutMillis: 5000 }),
+    migrations: [EnableVector1795996800000],
+    migrationsRun: true,
+  });
+}
+
+let db: DataSource;
+/** Creating a database (initdb) takes PGlite several seconds, more on a busy machine. */
+const CREATING = 120_000;
+
+beforeAll(async () => {
+  db = await embedded('main').initialize();
+  await db.query('CREATE TABLE note (id serial PRIMARY KEY, text text NOT NULL, done boolean NOT NULL DEFAULT false, size bigint)');
+}, CREATING);
+
+afterAll(async () => {
+  if (db?.isInitialized) await db.destroy();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the embedded database behind TypeORM', () => {
+  it('runs the initial migration, which enables pgvector', async () => {
+    expect(await db.query(`SELECT extname FROM pg_extension WHERE extname = 'vector'`)).toEqual([{ extname: 'vector' }]);
+    const [{ distance }] = await db.query(`SELECT '[1,2]'::vector <-> '[4,6]'::vector AS distance`);
+    expect(distance).toBe(5);
+  });
+
+  it('takes TypeORM boolean parameters (1/0) and returns bigint as a string, as pg does', async () => {
+    await db.query('INSERT INTO note (text, done, size) VALUES ($1, $2, $3)', ['a', 1, '9007199254740993']);
+    expect(await db.query('SELECT done, size FROM note WHERE text = $1', ['a'])).toEqual([{ done: true, size: '9007199254740993' }]);
+  });
+
+  it('reports the rows an UPDATE affected', async () => {
+    await db.query(`INSERT INTO note (text) VALUES ('b'), ('b')`);
+    const result = await db.createQueryBuilder().update('note').set({ done: true }).where('text = :text', { text: 'b' }).execute();
+    expect(result.affected).toBe(2);
+  });
+
+  it('lends its one session to one transaction at a time, so a rollback undoes only its own rows', async () => {
+    const first = db.createQueryRunner();
+    const second = db.createQueryRunner();
+    await first.startTransaction();
+    await first.query(`INSERT INTO note (text) VALUES ('rolled back')`);
+    // The second runner waits for the session instead of writing inside the first one's transaction.
+    const secondWrite = (async () => {
+      await second.startTransaction();
+      await second.query(`INSERT INTO note (text) VALUES ('kept')`);
+      await second.commitTransaction();
+    })();
+    await first.rollbackTransaction();
+    await first.release();
+    await secondWrite;
+    await second.release();
+    const texts = (await db.query(`SELECT text FROM note WHERE text IN ('rolled back', 'kept')`)).map((row: { text: string }) => row.text);
+    expect(texts).toEqual(['kept']);
+  });
+
+  it('keeps two data sources in one process apart', async () => {
+    const other = await embedded('other').initialize();
+    try {
+      expect(await other.query(`SELECT to_regclass('note') AS note`)).toEqual([{ note: null }]);
+    } finally {
+      await other.destroy();
+    }
+    expect(await db.query('SELECT count(*)::int AS count FROM note')).toEqual([{ count: 4 }]);
+  }, CREATING);
+
+  it('keeps the data on disk across a restart', async () => {
+    await db.destroy();
+    db = await embedded('main').initialize();
+    expect(await db.query('SELECT count(*)::int AS count FROM note')).toEqual([{ count: 4 }]);
+  });
+});
