@@ -165,7 +165,14 @@ async function post(url, body) {
 
 /** Fetches one answer of `testCase` and checks it; returns its exact text for the under-load check. */
 async function verify(testCase, answer) {
-  const { status, contentType, text } = answer ?? (await post(testCase.server.url, testCase.body));
+  if (!answer) checkAlive(testCase.server);
+  let response = answer;
+  try {
+    response ??= await post(testCase.server.url, testCase.body);
+  } catch (error) {
+    throw new BenchFailure(`${testCase.name}: ${error.message} (${error.cause?.message ?? 'no answer'}); server output:\n${testCase.server.output()}`);
+  }
+  const { status, contentType, text } = response;
   if (status !== 200) throw new BenchFailure(`${testCase.name}: HTTP ${status}: ${text.slice(0, 300)}`);
   if (!contentType.startsWith('application/json')) throw new BenchFailure(`${testCase.name}: content-type ${contentType}`);
   try {
@@ -208,7 +215,15 @@ function machineBusySeconds() {
   }
 }
 
+function checkAlive(server) {
+  const { exitCode, signalCode } = server.child;
+  if (exitCode !== null || signalCode !== null) {
+    throw new BenchFailure(`${server.name} exited (${exitCode ?? signalCode}) during the bench; its last output:\n${server.output()}`);
+  }
+}
+
 async function load(testCase, seconds) {
+  checkAlive(testCase.server);
   const machineBefore = machineBusySeconds();
   const serverCpuBefore = cpuSeconds(testCase.server.child.pid);
   const ownCpuBefore = process.cpuUsage();
@@ -223,6 +238,7 @@ async function load(testCase, seconds) {
     expectBody: testCase.expectedBody,
   });
   const wall = Number(process.hrtime.bigint() - started) / 1e9;
+  checkAlive(testCase.server);
   const serverCpuAfter = cpuSeconds(testCase.server.child.pid);
   const ownCpu = process.cpuUsage(ownCpuBefore);
   const machineAfter = machineBusySeconds();
@@ -370,6 +386,7 @@ async function main() {
       mismatches: runs.reduce((sum, run) => sum + run.mismatches, 0),
       serverCpu: runs.every((run) => run.serverCpu !== undefined) ? mean(runs.map((run) => run.serverCpu)) : undefined,
       otherCpu: runs.every((run) => run.otherCpu !== undefined) ? mean(runs.map((run) => run.otherCpu)) : undefined,
+      generatorCpu: mean(runs.map((run) => run.generatorCpu)),
       micros: runs.every((run) => run.serverMicrosPerRequest !== undefined) ? median(runs.map((run) => run.serverMicrosPerRequest)) : undefined,
     });
     return [
@@ -416,6 +433,13 @@ async function main() {
     );
   }
 
+  const saturated = cases.filter((testCase) => summary[testCase.name].generatorCpu > 0.9);
+  if (saturated.length) {
+    console.log(
+      `\nnote: the load generator used a full core during ${saturated.map((testCase) => testCase.name).join(', ')}, so req/s there is a lower bound ` +
+        `(the server had time to spare); compare server cpu per request instead.`,
+    );
+  }
   const contended = cases.filter((testCase) => (summary[testCase.name].otherCpu ?? 0) > 0.2);
   if (contended.length) {
     console.log(`\nnote: other processes used the CPU during ${contended.map((testCase) => testCase.name).join(', ')} (other cpu column); figures are skewed, rerun on a quiet machine.`);
