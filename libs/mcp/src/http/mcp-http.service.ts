@@ -4,14 +4,12 @@ import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol
 import {
   classifyInboundRequest,
   createMcpHandler,
-  isInitializeRequest,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResponse,
   SUPPORTED_PROTOCOL_VERSIONS,
   validateHostHeader,
   validateOriginHeader,
   type AuthInfo,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type McpHttpHandler,
   type Server,
 } from '@modelcontextprotocol/server';
@@ -21,6 +19,7 @@ import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
+import { jsonRpcKind } from './json-rpc-shape.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
@@ -115,7 +114,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       const session = this.sessions.get(sessionId);
       if (session) return session.transport.handleRequest(raw, response, body);
       if (!this.sessions.isIssuedByUs(sessionId)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
-    } else if (isInitializeRequest(body)) {
+    } else if ((body as { method?: unknown }).method === 'initialize') {
       const transport = await this.sessions.open();
       return transport.handleRequest(raw, response, body);
     }
@@ -128,12 +127,13 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     const version = header(request, 'mcp-protocol-version');
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
-    if (isJSONRPCRequest(body) && !STATE_CHANGING_METHODS.has(body.method)) {
-      this.sharedTransport.dispatch(body, response, authInfo);
+    const kind = jsonRpcKind(body);
+    if (kind === 'request' && !STATE_CHANGING_METHODS.has((body as JSONRPCRequest).method)) {
+      this.sharedTransport.dispatch(body as JSONRPCRequest, response, authInfo);
       return true;
     }
-    if (isJSONRPCNotification(body) || isJSONRPCResponse(body)) {
-      this.sharedTransport.deliver(body, authInfo);
+    if (kind === 'notification' || kind === 'response') {
+      this.sharedTransport.deliver(body as JSONRPCMessage, authInfo);
       response.writeHead(202).end();
       return true;
     }
@@ -156,7 +156,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   private callsAuthTool(body: unknown): boolean {
     const messages = Array.isArray(body) ? body : [body];
     return messages.some((message) => {
-      if (!isJSONRPCRequest(message) || message.method !== 'tools/call') return false;
+      if (jsonRpcKind(message) !== 'request' || message.method !== 'tools/call') return false;
       return this.registry.getTool(String(message.params?.name))?.descriptor.requiresCaller === true;
     });
   }

@@ -1,15 +1,15 @@
 import type { ServerResponse } from 'node:http';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCResultResponse,
-  type AuthInfo,
-  type JSONRPCMessage,
-  type JSONRPCNotification,
-  type JSONRPCRequest,
-  type MessageExtraInfo,
-  type RequestId,
-  type Transport,
-  type TransportSendOptions,
+import type {
+  AuthInfo,
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResultResponse,
+  MessageExtraInfo,
+  RequestId,
+  Transport,
+  TransportSendOptions,
 } from '@modelcontextprotocol/server';
 
 /**
@@ -32,15 +32,45 @@ class PendingExchange {
     this.response.write(sseFrame(message));
   }
 
-  complete(message: JSONRPCMessage): void {
+  complete(message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    const answer = { ...message, id: this.clientId };
     if (this.streaming) {
-      this.response.end(sseFrame(message));
+      this.response.end(sseFrame(answer));
       return;
     }
-    const body = JSON.stringify(message);
+    if ('result' in answer) return this.writeResult(answer.result);
+    const body = JSON.stringify(answer);
     this.response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     this.response.end(body);
   }
+
+  /** A cached result's JSON is written between the envelope's two halves, so it is never copied. */
+  private writeResult(result: JSONRPCResultResponse['result']): void {
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(this.clientId)},"result":`;
+    const cached = Object.isFrozen(result) ? serializedOnce(result) : undefined;
+    if (!cached) {
+      const body = `${head}${JSON.stringify(result)}}`;
+      this.response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      this.response.end(body);
+      return;
+    }
+    this.response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(head) + cached.length + 1 });
+    this.response.write(head);
+    this.response.write(cached);
+    this.response.end('}');
+  }
+}
+
+/**
+ * Results the registry built once and froze (the `tools/list` payload, resource and prompt lists)
+ * are serialized once too: with hundreds of tools, serializing is most of what the call costs.
+ */
+const frozenResults = new WeakMap<object, Buffer>();
+
+function serializedOnce(result: object): Buffer {
+  let json = frozenResults.get(result);
+  if (!json) frozenResults.set(result, (json = Buffer.from(JSON.stringify(result))));
+  return json;
 }
 
 function sseFrame(message: JSONRPCMessage): string {
@@ -86,15 +116,20 @@ export class SharedServerTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    // The SDK itself produced this message; telling its kind by shape spares a schema parse.
+    if (isResponse(message)) {
       const exchange = this.pending.get(message.id as number);
       if (!exchange) return;
       this.pending.delete(message.id as number);
-      exchange.complete({ ...message, id: exchange.clientId });
+      exchange.complete(message);
       return;
     }
     const relatedId = options?.relatedRequestId;
     // Messages unrelated to a request have nowhere to go without a session's standalone stream.
     if (relatedId !== undefined) this.pending.get(relatedId as number)?.related(message);
   }
+}
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCResultResponse | JSONRPCErrorResponse {
+  return !('method' in message) && ('result' in message || 'error' in message);
 }
