@@ -1,5 +1,7 @@
 /** Jest runs the TypeScript sources as ES modules through SWC, with decorator metadata emitted. */
 const swcOptions = {
+  // The build's .swcrc excludes tests from dist; Jest must not read it.
+  swcrc: false,
   jsc: {
     parser: { syntax: 'typescript', decorators: true },
     transform: { legacyDecorator: true, decoratorMetadata: true, useDefineForClassFields: false },
