@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import type { AuthModuleOptions } from '@app/auth';
 
 /** A configuration value that cannot be used; start-up stops with this message. */
 export class ConfigError extends Error {
@@ -13,7 +14,8 @@ export class ConfigError extends Error {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface AppConfig {
+/** The auth keys (JWT, JWKS, admins, rate limits) are declared with the auth module that reads them. */
+export interface AppConfig extends AuthModuleOptions {
   version: string;
   PORT: number;
   HOST: string;
@@ -32,23 +34,6 @@ export interface AppConfig {
   MCP_SESSION_SECRET?: string;
   /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
   MCP_ALLOWED_HOSTS?: string[];
-  /** HS256 key for bearer JWTs; without it (and without JWKS_URL) one is generated in DATA_DIR, outside production. */
-  JWT_SECRET?: string;
-  /** The identity provider's JWKS, for RS256/ES256 tokens; exclusive with JWT_SECRET. */
-  JWKS_URL?: string;
-  JWT_ISSUER?: string;
-  JWT_AUDIENCE?: string[];
-  /** Claim holding the caller's roles (a dotted path reaches into nested claims); `admin` among them grants admin. */
-  JWT_ROLES_CLAIM: string;
-  /** Lower-cased e-mail addresses of admins. */
-  ADMIN_EMAILS: string[];
-  /** Authorization server named in /.well-known/oauth-protected-resource; defaults to JWT_ISSUER. */
-  OAUTH_ISSUER?: string;
-  /** Shared rate-limit counters; without it each instance counts in memory. */
-  REDIS_URL?: string;
-  RATE_LIMIT_REQUESTS: number;
-  RATE_LIMIT_ANONYMOUS_REQUESTS: number;
-  RATE_LIMIT_WINDOW_SECONDS: number;
 }
 
 /** Every key a config file or the environment may set. */

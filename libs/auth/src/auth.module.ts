@@ -1,10 +1,10 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER } from '@app/mcp';
 import { AccessLog } from './access-log.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
-import { PassportAuthenticator } from './authenticator.js';
 import { BackgroundWrites } from './background-writes.js';
 import { McpSecretEntity } from './entities/mcp-secret.entity.js';
 import { ToolCallEntity } from './entities/tool-call.entity.js';
@@ -19,7 +19,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
 import { McpSecretsController } from './secrets/mcp-secrets.controller.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
-import { JwtStrategy, McpSecretStrategy } from './strategies.js';
+import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames } from './strategies.js';
 import { UsersService } from './users.service.js';
 
 function createVerifier(options: AuthModuleOptions): JwtVerifier {
@@ -40,20 +40,24 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
 @Module({})
 export class AuthModule {
   static register(options: AuthModuleOptions): DynamicModule {
+    // Names of this app's own in passport's process-wide registry (see `strategyNames`); the JWT
+    // one is passport's default strategy, which `JwtAuthGuard` (an `AuthGuard()`) authenticates with.
+    const names = strategyNames();
+    const passportModule = PassportModule.register({ defaultStrategy: names.jwt, session: false });
     return {
       module: AuthModule,
       global: true,
-      imports: [TypeOrmModule.forFeature([UserEntity, McpSecretEntity, ToolCallEntity])],
+      imports: [TypeOrmModule.forFeature([UserEntity, McpSecretEntity, ToolCallEntity]), passportModule],
       controllers: [McpSecretsController, ProtectedResourceController],
       providers: [
         { provide: AUTH_OPTIONS, useValue: options },
+        { provide: STRATEGY_NAMES, useValue: names },
         { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
         BackgroundWrites,
         UsersService,
         McpSecretsService,
         JwtStrategy,
         McpSecretStrategy,
-        PassportAuthenticator,
         JwtAuthGuard,
         AdminGuard,
         RequestRateLimiter,
@@ -61,7 +65,7 @@ export class AuthModule {
         { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },
         { provide: MCP_CALL_OBSERVER, useClass: AccessLog },
       ],
-      exports: [AUTH_OPTIONS, PassportAuthenticator, JwtAuthGuard, AdminGuard, BackgroundWrites, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER],
+      exports: [AUTH_OPTIONS, passportModule, JwtAuthGuard, AdminGuard, BackgroundWrites, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER],
     };
   }
 }

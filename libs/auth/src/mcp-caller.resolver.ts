@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import passport from 'passport';
 import type { FastifyRequest } from 'fastify';
 import type { McpCallerResolver, UserInfo } from '@app/mcp';
-import { PassportAuthenticator } from './authenticator.js';
 import { presentedCredential } from './credentials.js';
-import { JWT_STRATEGY, MCP_SECRET_STRATEGY } from './strategies.js';
+import { STRATEGY_NAMES, type StrategyNames } from './strategies.js';
 
 /** A client's own session id is kept when it looks like one; anything else is ignored rather than echoed to tools. */
 const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
@@ -15,14 +15,26 @@ const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
  */
 @Injectable()
 export class AuthCallerResolver implements McpCallerResolver {
-  constructor(private readonly authenticator: PassportAuthenticator) {}
+  constructor(@Inject(STRATEGY_NAMES) private readonly strategies: StrategyNames) {}
 
   async resolve(request: FastifyRequest): Promise<UserInfo | undefined> {
     const credential = presentedCredential(request);
     if (!credential) return undefined;
-    const caller = await this.authenticator.authenticate(credential.kind === 'secret' ? MCP_SECRET_STRATEGY : JWT_STRATEGY, request);
+    const caller = await authenticate(credential.kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
     // The MCP session id, when there is one, replaces this in the registry.
     const sessionId = request.headers['mcp-session-id'] ?? request.headers['x-session-id'];
     return typeof sessionId === 'string' && ACCEPTABLE_SESSION_ID.test(sessionId) ? { ...caller, sessionId } : caller;
   }
+}
+
+/** The caller, or the strategy's HTTP exception (401 for a bad credential, 503 when the identity provider is unreachable). */
+function authenticate(strategy: string, request: FastifyRequest): Promise<UserInfo> {
+  return new Promise((resolve, reject) => {
+    const middleware = passport.authenticate(strategy, { session: false }, (error: unknown, user: UserInfo | false) => {
+      if (error) reject(error);
+      else if (user) resolve(user);
+      else reject(new UnauthorizedException());
+    });
+    middleware(request, undefined, reject);
+  });
 }

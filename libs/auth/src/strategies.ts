@@ -1,4 +1,6 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException, type OnModuleDestroy } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import passport, { type Strategy } from 'passport';
 import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
 import type { UserInfo } from '@app/mcp';
@@ -9,15 +11,31 @@ import { UsersService } from './users.service.js';
 
 export const JWT_STRATEGY = 'jwt';
 export const MCP_SECRET_STRATEGY = 'mcp-secret';
-export type StrategyName = typeof JWT_STRATEGY | typeof MCP_SECRET_STRATEGY;
 
-/** passport-custom hands the request over as Express types it; here it is Fastify's. */
-type Verify = (request: FastifyRequest) => Promise<UserInfo>;
+/** The names one app's strategies go by in passport (`AuthModule.register` makes them). */
+export interface StrategyNames {
+  jwt: string;
+  secret: string;
+}
+export const STRATEGY_NAMES = Symbol('STRATEGY_NAMES');
 
-function verifyWith(verify: Verify): CustomStrategy.VerifyCallback {
-  return (request, done) => {
-    verify(request as unknown as FastifyRequest).then((user) => done(null, user), done);
-  };
+let registrations = 0;
+
+/**
+ * Passport keeps strategies by name in one process-wide registry, which both the
+ * `PassportStrategy` mixin and `AuthGuard` use. Under the shared names, two apps in one process
+ * (the tests boot several at once, with their own keys and databases) would check each other's
+ * credentials; so each registration of the auth module gets names of its own.
+ */
+export function strategyNames(): StrategyNames {
+  const registration = ++registrations;
+  return { jwt: `${JWT_STRATEGY}#${registration}`, secret: `${MCP_SECRET_STRATEGY}#${registration}` };
+}
+
+/** Moves a strategy from the shared name the mixin registered it under to its app's own. */
+function registerAs(strategy: Strategy, shared: string, own: string): void {
+  passport.unuse(shared);
+  passport.use(own, strategy);
 }
 
 function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']): string {
@@ -31,16 +49,43 @@ function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']
 
 /** A bearer JWT: verified by `JwtVerifier`, then the user is found or created. */
 @Injectable()
-export class JwtStrategy extends CustomStrategy {
-  constructor(verifier: JwtVerifier, users: UsersService) {
-    super(verifyWith(async (request) => users.callerFromToken(await verifier.verify(credentialOf(request, 'jwt')))));
+export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) implements OnModuleDestroy {
+  constructor(
+    private readonly verifier: JwtVerifier,
+    private readonly users: UsersService,
+    @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
+  ) {
+    super();
+    registerAs(this, JWT_STRATEGY, names.jwt);
+  }
+
+  /** passport-custom hands the request over as Express types it; here it is Fastify's. */
+  async validate(request: FastifyRequest): Promise<UserInfo> {
+    return this.users.callerFromToken(await this.verifier.verify(credentialOf(request, 'jwt')));
+  }
+
+  onModuleDestroy(): void {
+    passport.unuse(this.names.jwt);
   }
 }
 
 /** A personal MCP secret, from the Authorization header or the `/mcp/<secret>` path. */
 @Injectable()
-export class McpSecretStrategy extends CustomStrategy {
-  constructor(secrets: McpSecretsService, users: UsersService) {
-    super(verifyWith(async (request) => users.callerFromUser(await secrets.owner(credentialOf(request, 'secret')))));
+export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECRET_STRATEGY) implements OnModuleDestroy {
+  constructor(
+    private readonly secrets: McpSecretsService,
+    private readonly users: UsersService,
+    @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
+  ) {
+    super();
+    registerAs(this, MCP_SECRET_STRATEGY, names.secret);
+  }
+
+  async validate(request: FastifyRequest): Promise<UserInfo> {
+    return this.users.callerFromUser(await this.secrets.owner(credentialOf(request, 'secret')));
+  }
+
+  onModuleDestroy(): void {
+    passport.unuse(this.names.secret);
   }
 }

@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { ForbiddenException, Injectable, type ExecutionContext } from '@nestjs/common';
 import { ADMIN_ROLE } from '../users.service.js';
 import { JwtAuthGuard, type AuthenticatedRequest } from './jwt-auth.guard.js';
 
@@ -7,11 +7,9 @@ import { JwtAuthGuard, type AuthenticatedRequest } from './jwt-auth.guard.js';
  * `ADMIN_EMAILS`. 401 without a valid token, 403 for anyone else.
  */
 @Injectable()
-export class AdminGuard implements CanActivate {
-  constructor(private readonly jwt: JwtAuthGuard) {}
-
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    await this.jwt.canActivate(context);
+export class AdminGuard extends JwtAuthGuard {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    await super.canActivate(context);
     const roles = context.switchToHttp().getRequest<AuthenticatedRequest>().user?.roles ?? [];
     if (!roles.includes(ADMIN_ROLE)) throw new ForbiddenException('Administrators only');
     return true;

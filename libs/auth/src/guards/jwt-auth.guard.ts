@@ -1,34 +1,36 @@
-import { createParamDecorator, Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { createParamDecorator, Inject, Injectable, UnauthorizedException, type ExecutionContext } from '@nestjs/common';
+import { AuthGuard, AuthModuleOptions as PassportOptions } from '@nestjs/passport';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UserInfo } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
-import { PassportAuthenticator } from '../authenticator.js';
-import { JWT_STRATEGY } from '../strategies.js';
 
 export type AuthenticatedRequest = FastifyRequest & { user?: UserInfo };
 
 /** The RFC 9728 metadata address, which a 401 names so OAuth clients find where to log in. */
 export const resourceMetadataUrl = (publicBaseUrl: string) => `${publicBaseUrl}/.well-known/oauth-protected-resource`;
 
-/** HTTP routes (`/api/...`) for a user holding a JWT; the caller is then `@ApiCaller()`. */
+/**
+ * HTTP routes (`/api/...`) for a user holding a JWT; the caller is then `@ApiCaller()`. The
+ * strategy is passport's default one, which `AuthModule` sets to this app's JWT strategy.
+ */
 @Injectable()
-export class JwtAuthGuard implements CanActivate {
+export class JwtAuthGuard extends AuthGuard() {
   constructor(
-    private readonly authenticator: PassportAuthenticator,
-    @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
-  ) {}
+    passportOptions: PassportOptions,
+    @Inject(AUTH_OPTIONS) private readonly settings: AuthModuleOptions,
+  ) {
+    super(passportOptions);
+  }
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     try {
-      request.user = await this.authenticator.authenticate(JWT_STRATEGY, request);
+      return (await super.canActivate(context)) as boolean;
     } catch (error) {
       if (error instanceof UnauthorizedException) {
-        context.switchToHttp().getResponse<FastifyReply>().header('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl(this.options.PUBLIC_BASE_URL)}"`);
+        context.switchToHttp().getResponse<FastifyReply>().header('www-authenticate', `Bearer resource_metadata="${resourceMetadataUrl(this.settings.PUBLIC_BASE_URL)}"`);
       }
       throw error;
     }
-    return true;
   }
 }
 
