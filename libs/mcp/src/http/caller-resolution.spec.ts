@@ -9,12 +9,13 @@ import { McpTool } from '../decorators/mcp-tool.decorator.js';
 import { McpModule } from '../mcp.module.js';
 import { registerMcpBodyParsers } from './mcp-body-parsers.js';
 
-/** Stands in for the auth module: `x-test-user: <id>` is a valid credential, `x-test-user: revoked` an invalid one. */
+/** Stands in for the auth module: `x-test-user: <id>` is a valid credential, `revoked` an invalid one, `crash` a failing store. */
 @Injectable()
 class HeaderCallerResolver implements McpCallerResolver {
   async resolve(request: FastifyRequest): Promise<UserInfo | undefined> {
     const user = request.headers['x-test-user'] as string | undefined;
     if (user === 'revoked') throw new UnauthorizedException('Credential revoked');
+    if (user === 'crash') throw new Error('user store unreachable');
     return user ? { userId: user, email: `${user}@example.com` } : undefined;
   }
 }
@@ -87,6 +88,13 @@ describe('the caller reaches tools only through the resolver', () => {
     const answer = await callWhoIsCalling({ 'x-test-user': 'revoked' });
     expect(answer.status).toBe(401);
     expect(answer.body.error.message).toBe('Credential revoked');
+  });
+
+  it('answers 500 when resolving the caller fails unexpectedly, and keeps serving', async () => {
+    const failed = await callWhoIsCalling({ 'x-test-user': 'crash' });
+    expect(failed.status).toBe(500);
+    expect(failed.body.error.code).toBe(-32603);
+    expect((await callWhoIsCalling({ 'x-test-user': 'dave' })).body.result.structuredContent).toEqual({ userId: 'dave' });
   });
 
   it('refuses a user id smuggled in as an argument, and the caller stays who they are', async () => {

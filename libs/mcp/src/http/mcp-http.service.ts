@@ -26,6 +26,7 @@ import { SharedServerTransport } from './shared-server-transport.js';
 
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
+const INTERNAL_ERROR = -32603;
 
 /** Methods that change a server's per-client state: on the shared server they would change it for every caller. */
 const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
@@ -79,8 +80,19 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   async handle(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    // From here on the exchange is ours: Nest's exception filters can no longer answer it.
     reply.hijack();
     const response = reply.raw;
+    try {
+      await this.route(request, response);
+    } catch (error) {
+      this.logger.error(`MCP request failed: ${(error as Error).message}`, (error as Error).stack);
+      if (!response.headersSent) writeJsonRpcError(response, 500, INTERNAL_ERROR, 'Internal server error');
+      else response.end();
+    }
+  }
+
+  private async route(request: FastifyRequest, response: ServerResponse): Promise<void> {
     if (this.rejectedAsRebinding(request, response)) return;
     let authInfo: AuthInfo | undefined;
     try {
