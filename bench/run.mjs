@@ -8,6 +8,8 @@
 //   bare      a bare Fastify route POST /mcp answering a fixed JSON-RPC result of the same shape
 //   list-5    the bench app (dist/bench/bench-app.js) with 5 generated tools, tools/list
 //   list-200  the same bench app with 200 generated tools, tools/list
+// Then, with the servers stopped, bench/dispatch-breakdown.ts times one tools/call in-process: our
+// registry alone, and the same call through the shared SDK `Server`.
 // Every case is checked before the load (one full answer is parsed and verified) and during it
 // (non-2xx, socket errors, timeouts, and bodies differing from the verified one are counted).
 // The bench reports; it does not assert the targets. Exit 1 only when a server fails to start or
@@ -447,9 +449,31 @@ async function main() {
 
   const bad = cases.filter((testCase) => testCase.runs.some((run) => failures(run) > 0));
   await Promise.all(Object.values(servers).map(stopServer));
+  await printDispatchBreakdown(summary.bare.micros);
   if (bad.length) {
     console.error(`\nFAILED: ${bad.map((testCase) => testCase.name).join(', ')} answered wrongly under load (see non2xx/errors/wrong); their figures do not count.`);
     process.exitCode = 1;
+  }
+}
+
+/**
+ * Runs bench/dispatch-breakdown.ts (on a quiet machine: the servers are stopped) and sets its
+ * figures against bare Fastify's CPU per request: the SDK's per-message cost alone bounds the ratio.
+ */
+async function printDispatchBreakdown(bareMicros) {
+  const child = spawn(process.execPath, [path.join(root, 'dist/bench/dispatch-breakdown.js')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new BenchFailure(`dist/bench/dispatch-breakdown.js exited with ${code}:\n${output}`);
+  console.log(`\n${output.trimEnd()}`);
+  const micros = (label) => Number(new RegExp(`^\\s+${label}\\s+([\\d.]+)$`, 'm').exec(output)?.[1]);
+  const sdk = micros('sdk dispatch') + micros('classify');
+  if (bareMicros !== undefined && Number.isFinite(sdk)) {
+    console.log(
+      `  bare Fastify used ${fixed(bareMicros)} µs of server cpu per request; adding only the SDK's dispatch and classification (${fixed(sdk, 1)} µs) ` +
+        `bounds echo/bare at ${fixed(bareMicros / (bareMicros + sdk), 2)}, even if Nest, auth, logging and our code cost nothing`,
+    );
   }
 }
 

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger as PinoLogger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { registerMcpBodyParsers } from '@app/mcp';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
-import { echoRequestId, requestId } from './logging.js';
+import { echoRequestId, logRequests, requestId } from './logging.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(
@@ -27,6 +27,9 @@ export async function createApp(
       ...(silent ? { logger: false } : { bufferLogs: true }),
     },
   );
-  if (!silent) app.useLogger(app.get(PinoLogger));
+  if (!silent) {
+    app.useLogger(app.get(Logger));
+    logRequests(adapter.getInstance(), await app.resolve(PinoLogger));
+  }
   return app;
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { startApp, type RunningApp } from './support/test-app.js';
+import { JSON_HEADERS, startApp, type RunningApp } from './support/test-app.js';
 
 let first: RunningApp;
 let second: RunningApp;
@@ -48,6 +48,16 @@ describe('/health', () => {
     expect((await health(second, '/health/live')).headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     const response = await fetch(new URL('/health/live', second.url), { headers: { 'x-request-id': 'trace-42' } });
     expect(response.headers.get('x-request-id')).toBe('trace-42');
+  });
+
+  it('tags the answers the MCP endpoint writes itself, too', async () => {
+    const response = await fetch(second.url, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-request-id': 'mcp-trace-7' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-request-id')).toBe('mcp-trace-7');
   });
 
   it('answers 503 naming the database once it is gone, while liveness stays 200', async () => {

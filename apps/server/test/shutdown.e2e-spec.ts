@@ -22,6 +22,13 @@ class SlowService {
 @Module({ providers: [SlowService] })
 class SlowToolsModule {}
 
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'log-test', version: '1' } },
+});
+
 const sleepFor = (ms: number) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleep_for', arguments: { ms } } });
 
@@ -80,6 +87,8 @@ describe('the built server', () => {
         HOST: '127.0.0.1',
         PORT: '0',
         DATA_DIR: join(workDir, 'data'),
+        // A second session evicts the first, which logs a warning while serving the request.
+        MCP_MAX_SESSIONS: '1',
         ...(database ? { DATABASE_URL: database.url } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -98,6 +107,10 @@ describe('the built server', () => {
 
     const ready = await fetch(`${base}/health/ready`, { headers: { authorization: 'Bearer top-secret-token', 'x-request-id': 'shutdown-test' } });
     expect(ready.status).toBe(200);
+    for (const requestId of ['first-session', 'second-session']) {
+      const opened = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-request-id': requestId }, body: INITIALIZE });
+      expect(opened.status).toBe(200);
+    }
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
 
@@ -107,6 +120,8 @@ describe('the built server', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ reqId: 'shutdown-test', req: { id: 'shutdown-test', method: 'GET', url: '/health/ready' }, res: { statusCode: 200 } }),
     );
+    // Nest `Logger` lines written while serving a request carry that request's id.
+    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'second-session', context: 'McpSessions', msg: expect.stringContaining('Session limit 1 reached') }));
     expect(output).not.toContain('top-secret-token');
   }, 60_000);
 });
