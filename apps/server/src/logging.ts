@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DynamicModule } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import type { LogLevel } from './config.js';
 
@@ -48,17 +48,25 @@ const serializers = {
 
 /**
  * Per request: nestjs-pino's logging context, so Nest `Logger` lines written while serving the
- * request carry its id; and, once the response has gone, one line with id, method, path and
- * status, never headers, so credentials (Authorization, cookies, session ids) cannot leak into the
- * logs and no redaction pass runs over every line.
+ * request carry its id; and one line once the response has gone (or the client hung up first) with
+ * id, method, path and status, never headers, so credentials (Authorization, cookies, session ids)
+ * cannot leak into the logs and no redaction pass runs over every line.
  */
 export function logRequests(fastify: FastifyInstance, logger: PinoLogger): void {
   // Entered after the body is parsed: the body's stream events would run outside an earlier context.
   fastify.addHook('preValidation', (request, _reply, done) => logger.runInContext(done, { bindings: { reqId: request.id } }));
   fastify.addHook('onResponse', (request, reply, done) => {
-    const line = { reqId: request.id, req: request, res: reply.raw, responseTime: Math.round(reply.elapsedTime * 100) / 100 };
+    const line = { reqId: request.id, req: request, res: reply.raw, responseTime: roundedElapsed(reply) };
     if (reply.statusCode >= 500) PinoLogger.root.error(line, 'request failed');
     else PinoLogger.root.info(line, 'request completed');
     done();
   });
+  fastify.addHook('onRequest', (request, reply, done) => {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) PinoLogger.root.info({ reqId: request.id, req: request, responseTime: roundedElapsed(reply) }, 'request aborted');
+    });
+    done();
+  });
 }
+
+const roundedElapsed = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;

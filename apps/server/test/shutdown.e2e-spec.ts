@@ -29,6 +29,8 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'log-test', version: '1' } },
 });
 
+const SAMPLING_CALL = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } });
+
 const sleepFor = (ms: number) =>
   JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleep_for', arguments: { ms } } });
 
@@ -89,6 +91,8 @@ describe('the built server', () => {
         DATA_DIR: join(workDir, 'data'),
         // A second session evicts the first, which logs a warning while serving the request.
         MCP_MAX_SESSIONS: '1',
+        // For test_sampling, a call that waits on the client until it hangs up.
+        MCP_CONFORMANCE_FIXTURES: 'true',
         ...(database ? { DATABASE_URL: database.url } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -111,6 +115,12 @@ describe('the built server', () => {
       const opened = await fetch(`${base}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-request-id': requestId }, body: INITIALIZE });
       expect(opened.status).toBe(200);
     }
+    const hangUp = new AbortController();
+    const waiting = fetch(`${base}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-request-id': 'hung-up' }, body: SAMPLING_CALL, signal: hangUp.signal });
+    await new Promise((done) => setTimeout(done, 300));
+    hangUp.abort();
+    await expect(waiting).rejects.toThrow();
+    await new Promise((done) => setTimeout(done, 200));
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
 
@@ -120,6 +130,7 @@ describe('the built server', () => {
     expect(lines).toContainEqual(
       expect.objectContaining({ reqId: 'shutdown-test', req: { id: 'shutdown-test', method: 'GET', url: '/health/ready' }, res: { statusCode: 200 } }),
     );
+    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'hung-up', req: { id: 'hung-up', method: 'POST', url: '/mcp' }, msg: 'request aborted' }));
     // Nest `Logger` lines written while serving a request carry that request's id.
     expect(lines).toContainEqual(expect.objectContaining({ reqId: 'second-session', context: 'McpSessions', msg: expect.stringContaining('Session limit 1 reached') }));
     expect(output).not.toContain('top-secret-token');
