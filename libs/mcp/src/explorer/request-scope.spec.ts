@@ -67,7 +67,9 @@ async function boot(...providers: unknown[]) {
 }
 
 describe('a tool class whose dependency tree is not static', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it.each([
     ['injects a request-scoped provider', [PerRequestClock, DirectlyScopedService], /^DirectlyScopedService: is not a singleton: PerRequestClock is request- or transient-scoped/],
