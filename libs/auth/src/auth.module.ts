@@ -1,5 +1,5 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { DatabaseModule } from '@app/database';
 import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER } from '@app/mcp';
@@ -25,6 +25,7 @@ import { ProtectedResourceController } from './protected-resource.controller.js'
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
 import { CallerGuard } from './rest/caller.guard.js';
+import { RouteRequirements } from './rest/route-requirements.js';
 import { McpSecretsController } from './secrets/mcp-secrets.controller.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
 import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames } from './strategies.js';
@@ -55,6 +56,7 @@ export class AuthModule {
       module: AuthModule,
       global: true,
       imports: [
+        DiscoveryModule,
         DatabaseModule.forFeature({
           entities: [UserEntity, McpSecretEntity, ToolCallEntity, AdminAuditEntity],
           migrations: [CreateAuthTables1796083200000, AddUserStatusAndAdminAudit1796095203000],
@@ -76,6 +78,7 @@ export class AuthModule {
         JwtStrategy,
         McpSecretStrategy,
         CallerGuard,
+        RouteRequirements,
         RequestRateLimiter,
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },
