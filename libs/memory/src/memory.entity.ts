@@ -12,7 +12,6 @@ import { SEARCH_VECTOR_EXPRESSION } from './migrations/1796094241000-create-memo
 @Index('memories_user_live_created_idx', ['userId', 'deletedAt', 'createdAt', 'id'])
 @Index('memories_user_dedupe_key', { synchronize: false })
 @Index('memories_search_vector_idx', { synchronize: false })
-@Index('memories_dedupe_trgm_idx', { synchronize: false })
 export class MemoryEntity {
   // The migration's default is gen_random_uuid() (built into PostgreSQL 13+), which TypeORM reads back as a generated uuid.
   @PrimaryGeneratedColumn('uuid')

@@ -7,8 +7,8 @@ import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } fro
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
 import { decodeCursor, encodeCursor, type Page } from './page.js';
 import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
-import { candidateCount, lexicalCandidatesSql, vectorCandidatesSql, type CandidateRow } from './retrieval/retrieval-sql.js';
-import { dedupeKey, searchQueryText, searchText } from './text/memory-text.js';
+import { addVocabularySql, candidateCount, lexicalCandidatesSql, vectorCandidatesSql, type CandidateRow } from './retrieval/retrieval-sql.js';
+import { dedupeKey, searchQueryText, searchText, vocabularyWords } from './text/memory-text.js';
 
 export interface MemoryView {
   id: string;
@@ -147,6 +147,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
         `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
         [userId, kind, text, key, searchText(text), input.source ?? null],
       );
+      await manager.query(addVocabularySql, [userId, vocabularyWords(text)]);
       if (vector && this.vectors) {
         await manager.query('INSERT INTO memory_embeddings (memory_id, user_id, model, embedding) VALUES ($1, $2, $3, $4::vector)', [
           row.id,
@@ -168,14 +169,15 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     if (!trimmed) throw new InvalidInputError('query must not be empty', { query: 'must not be empty' });
     if (!Number.isInteger(topK) || topK < 1 || topK > 50) throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
     const limit = candidateCount(topK);
-    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [userId, searchQueryText(trimmed), limit, dedupeKey(trimmed)]);
+    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [userId, searchQueryText(trimmed), limit, vocabularyWords(trimmed)]);
     // UNION ALL promises no order: each list is sorted again by its own relevance.
     const ranked = (list: string) => lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
-    const lists: CandidateRow[][] = [ranked('fts'), ranked('trgm')];
+    const lists: CandidateRow[][] = [ranked('fts'), ranked('fuzzy')];
     const vectorList = await this.vectorCandidates(userId, trimmed, limit);
     if (vectorList) lists.push(vectorList);
-    const candidates = lists.map((list) => list.map((row): RankedCandidate & CandidateRow => ({ ...row, updatedAt: row.updated_at })));
-    return fuseRankedLists(candidates, lists.length, topK, new Date()).map(({ candidate, score }) => ({
+    const found = lists.filter((list) => list.length > 0);
+    const candidates = found.map((list) => list.map((row): RankedCandidate & CandidateRow => ({ ...row, updatedAt: row.updated_at })));
+    return fuseRankedLists(candidates, found.length, topK, new Date()).map(({ candidate, score }) => ({
       id: candidate.id,
       text: candidate.text,
       kind: candidate.kind,
@@ -223,6 +225,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       throw error;
     }
     if (!row) throw this.notFound(id);
+    if (textChanged) await this.dataSource.query(addVocabularySql, [userId, vocabularyWords(text)]);
     if (textChanged && this.vectors) {
       await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
       this.vectors.filler.schedule(id);
@@ -261,8 +264,11 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Erases every memory of the user (a data-subject request); answers how many rows went. */
   async eraseAll(userId: string): Promise<number> {
-    const [rows] = await this.dataSource.query('DELETE FROM memories WHERE user_id = $1 RETURNING id', [userId]);
-    return rows.length;
+    return this.dataSource.transaction(async (manager) => {
+      const [rows] = await manager.query('DELETE FROM memories WHERE user_id = $1 RETURNING id', [userId]);
+      await manager.query('DELETE FROM memory_words WHERE user_id = $1', [userId]);
+      return rows.length as number;
+    });
   }
 
   private assertEnabled(): void {

@@ -11,7 +11,12 @@ export const SEARCH_VECTOR_EXPRESSION = `to_tsvector('english'::regconfig, searc
  *   index-only, since live rows are the `deleted_at IS NULL` range of each user.
  * - `memories_user_dedupe_key` makes "one live memory per normalized text and user" a database
  *   rule (md5: the key may be longer than a btree entry allows).
- * - GIN indexes on the full-text vector and on the trigrams of the normalized text.
+ * - a GIN index on the full-text vector.
+ * - `memory_words`, each user's vocabulary (every word of three letters or more they ever stored),
+ *   with a GIN index on (user, trigrams of the word): a misspelt query word is corrected against
+ *   the user's few thousand words instead of comparing trigrams with every row (measured: that
+ *   took 100+ ms at 100k memories per user, this takes about one). Not an entity: TypeORM cannot
+ *   describe the index, and the store reads it with SQL.
  * - `memory_embeddings` is a table of its own, created only where pgvector is available (the
  *   PostgreSQL 15 of some hosts has none), and kept out of the entities so that both databases
  *   have the same entity schema. Its HNSW index depends on the configured dimensions and is
@@ -20,6 +25,7 @@ export const SEARCH_VECTOR_EXPRESSION = `to_tsvector('english'::regconfig, searc
 export class CreateMemories1796094241000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await queryRunner.query('CREATE EXTENSION IF NOT EXISTS btree_gin');
     await queryRunner.query(`
       CREATE TABLE memories (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
@@ -48,7 +54,13 @@ export class CreateMemories1796094241000 implements MigrationInterface {
     await queryRunner.query('CREATE INDEX memories_user_live_created_idx ON memories (user_id, deleted_at, created_at, id)');
     await queryRunner.query('CREATE UNIQUE INDEX memories_user_dedupe_key ON memories (user_id, md5(dedupe_key)) WHERE deleted_at IS NULL');
     await queryRunner.query('CREATE INDEX memories_search_vector_idx ON memories USING gin (search_vector)');
-    await queryRunner.query('CREATE INDEX memories_dedupe_trgm_idx ON memories USING gin (dedupe_key gin_trgm_ops)');
+    await queryRunner.query(`
+      CREATE TABLE memory_words (
+        user_id uuid NOT NULL,
+        word text NOT NULL,
+        PRIMARY KEY (user_id, word)
+      )`);
+    await queryRunner.query('CREATE INDEX memory_words_trgm_idx ON memory_words USING gin (user_id, word gin_trgm_ops)');
 
     const vectorAvailable = (await queryRunner.query(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`)).length > 0;
     if (!vectorAvailable) {
@@ -68,6 +80,7 @@ export class CreateMemories1796094241000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query('DROP TABLE IF EXISTS memory_embeddings');
+    await queryRunner.query('DROP TABLE memory_words');
     await queryRunner.query(`DELETE FROM typeorm_metadata WHERE "table" = 'memories'`);
     await queryRunner.query('DROP TABLE memories');
   }

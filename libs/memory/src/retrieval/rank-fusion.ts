@@ -1,10 +1,10 @@
 /**
  * Reciprocal rank fusion with a mild recency boost, as a plain function of the ranked lists.
  *
- * Each retriever (full-text, trigram, vector) gives a list of memory ids, best first. A memory's
- * relevance is the sum over the lists of 1 / (K + rank), divided by what a memory ranked first in
- * every list would get, so relevance is in [0, 1] and equals 1 only for a memory every retriever
- * put first. Ranks, not raw scores, are fused: a cosine distance and a `ts_rank` are not on one scale.
+ * Each retriever (full-text, corrected misspellings, vector) gives a list of memories, best first.
+ * A memory's relevance is the sum over the lists of 1 / (K + rank), divided by what a memory
+ * ranked first in every list that found anything would get, so relevance is in [0, 1] and equals
+ * 1 only for a memory every such retriever put first. Ranks, not raw scores, are fused: a cosine distance and a `ts_rank` are not on one scale.
  *
  * The score shown to callers is relevance × (1 − RECENCY_WEIGHT + RECENCY_WEIGHT × 2^(−age / half-life)):
  * a memory refreshed just now keeps its full relevance, an old one at most loses RECENCY_WEIGHT
@@ -35,8 +35,8 @@ export function recencyFactor(updatedAt: Date, now: Date): number {
 
 /**
  * Fuses `lists` (each best first) into at most `limit` candidates, best first. `listCount` is the
- * number of retrievers that ran, including those that found nothing, so that a memory found by
- * only one of two retrievers scores at most one half.
+ * number of retrievers the score is relative to, so that a memory found by only one of two scores
+ * at most one half.
  */
 export function fuseRankedLists<T extends RankedCandidate>(lists: readonly (readonly T[])[], listCount: number, limit: number, now: Date): FusedCandidate<T>[] {
   const fused = new Map<string, { candidate: T; sum: number }>();

@@ -45,3 +45,12 @@ export function searchText(text: string): string {
 
 /** The text a query is matched with: the same preparation, so query and memory tokens agree. */
 export const searchQueryText = searchText;
+
+/**
+ * The words of a text that a misspelling of could be corrected to: words of at least three
+ * letters outside the CJK scripts (those are matched by bigrams), accents removed.
+ */
+export function vocabularyWords(text: string): string[] {
+  const words = stripLatinAccents(dedupeKey(text).replace(CJK_RUN, ' ')).split(' ');
+  return Array.from(new Set(words.filter((word) => Array.from(word).length >= 3 && /\p{L}/u.test(word))));
+}
