@@ -14,7 +14,7 @@ export const TEST_EMBEDDING_DIMENSIONS = 64;
 
 const SYNONYMS: Record<string, string> = {};
 const GROUPS: string[][] = [
-  ['car', 'automobile', 'vehicle', 'drive', 'driving', '汽车', '开车', '车'],
+  ['car', 'automobile', 'vehicle', 'drive', 'driving', '汽车', '开车', '交通工具'],
   ['dog', 'puppy', 'canine', 'pet', '狗', '小狗', '宠物'],
   ['cat', 'kitten', 'feline', '猫', '小猫'],
   ['coffee', 'espresso', 'latte', 'caffeine', '咖啡'],
@@ -23,9 +23,9 @@ const GROUPS: string[][] = [
   ['peanut', 'nut', 'nuts', '花生', '坚果'],
   ['run', 'running', 'jog', 'jogging', 'marathon', '跑步', '慢跑', '马拉松'],
   ['swim', 'swimming', 'pool', '游泳'],
-  ['sleep', 'bed', 'bedtime', 'insomnia', '睡觉', '睡眠', '失眠'],
+  ['sleep', 'bed', 'bedtime', 'insomnia', '睡觉', '睡眠', '失眠', '熬夜'],
   ['doctor', 'physician', 'gp', 'clinic', '医生', '诊所'],
-  ['birthday', 'born', '生日', '出生'],
+  ['birthday', 'born', 'birth', '生日', '出生'],
   ['daughter', 'son', 'child', 'kid', 'children', '女儿', '儿子', '孩子'],
   ['wife', 'husband', 'spouse', 'partner', '妻子', '丈夫', '老婆', '老公'],
   ['mother', 'mom', 'mum', '妈妈', '母亲'],
