@@ -34,7 +34,8 @@ export class MemoryEntity {
   @Column('text', { name: 'search_text' })
   searchText: string;
 
-  @Column('tsvector', {
+  @Column({
+    type: 'tsvector',
     name: 'search_vector',
     generatedType: 'STORED',
     asExpression: SEARCH_VECTOR_EXPRESSION,

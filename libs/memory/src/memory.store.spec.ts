@@ -114,7 +114,7 @@ describe('MemoryStore (lexical)', () => {
     expect([...first.items, ...second.items, ...third.items].map((memory) => memory.text)).toEqual([4, 3, 2, 1, 0].map((index) => `note number ${index}`));
     expect(third.nextCursor).toBeNull();
     expect((await store.list(dave, { limit: 50, kind: 'episode' })).items.map((memory) => memory.text)).toEqual(['note number 3', 'note number 1']);
-    await expect(store.list(dave, { limit: 2, cursor: 'bm9wZQ' })).rejects.toMatchObject({ fields: { cursor: 'invalid' } });
+    await expect(store.list(dave, { limit: 2, cursor: 'bm9wZQ' })).rejects.toMatchObject({ fields: { cursor: 'not a cursor this server issued' } });
   });
 
   it('edits text and kind, refuses an edit that duplicates another memory, and finds the new text', async () => {

@@ -1,11 +1,11 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, decodeCursor, InvalidInputError, NotFoundError, toPage, UnavailableError, type Page } from '@app/common';
 import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
-import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from './errors.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
-import { decodeCursor, encodeCursor, type Page } from './page.js';
 import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
 import { addVocabularySql, candidateCount, lexicalCandidatesSql, vectorCandidatesSql, type CandidateRow } from './retrieval/retrieval-sql.js';
 import { dedupeKey, searchQueryText, searchText, vocabularyWords } from './text/memory-text.js';
@@ -20,13 +20,9 @@ export interface MemoryView {
   updatedAt: Date;
 }
 
-export interface RecalledMemory {
-  id: string;
-  text: string;
-  kind: MemoryKind;
+export interface RecalledMemory extends MemoryView {
   /** In [0, 1], higher is better: see `rank-fusion.ts`. */
   score: number;
-  createdAt: Date;
 }
 
 export interface RememberResult {
@@ -163,17 +159,23 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   /** The user's memories most relevant to `query`, best first. */
-  async recall(userId: string, query: string, topK = this.options.topK): Promise<RecalledMemory[]> {
+  async recall(userId: string, query: string, topK = this.options.topK, kind?: MemoryKind): Promise<RecalledMemory[]> {
     this.assertEnabled();
     const trimmed = query.trim();
     if (!trimmed) throw new InvalidInputError('query must not be empty', { query: 'must not be empty' });
     if (!Number.isInteger(topK) || topK < 1 || topK > 50) throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
     const limit = candidateCount(topK);
-    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [userId, searchQueryText(trimmed), limit, vocabularyWords(trimmed)]);
+    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [
+      userId,
+      searchQueryText(trimmed),
+      limit,
+      vocabularyWords(trimmed),
+      kind ?? null,
+    ]);
     // UNION ALL promises no order: each list is sorted again by its own relevance.
     const ranked = (list: string) => lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
     const lists: CandidateRow[][] = [ranked('fts'), ranked('fuzzy')];
-    const vectorList = await this.vectorCandidates(userId, trimmed, limit);
+    const vectorList = await this.vectorCandidates(userId, trimmed, limit, kind);
     if (vectorList) lists.push(vectorList);
     const found = lists.filter((list) => list.length > 0);
     const candidates = found.map((list) => list.map((row): RankedCandidate & CandidateRow => ({ ...row, updatedAt: row.updated_at })));
@@ -181,8 +183,10 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       id: candidate.id,
       text: candidate.text,
       kind: candidate.kind,
-      score: Math.round(score * 10_000) / 10_000,
+      source: candidate.source,
       createdAt: candidate.created_at,
+      updatedAt: candidate.updated_at,
+      score: Math.round(score * 10_000) / 10_000,
     }));
   }
 
@@ -196,9 +200,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
        ORDER BY created_at DESC, id DESC LIMIT $5`,
       [userId, query.kind ?? null, after?.[0] ?? null, after?.[1] ?? null, query.limit + 1],
     );
-    const items = rows.slice(0, query.limit).map(toView);
-    const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > query.limit && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null };
+    return toPage(rows, query.limit, (row) => [row.created_at.toISOString(), row.id], toView);
   }
 
   async get(userId: string, id: string): Promise<MemoryView> {
@@ -303,7 +305,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   /** The new text's vector when the provider answers within `embedWaitMs`; otherwise it is filled in later. */
   private async embedWithinBudget(text: string): Promise<number[] | undefined> {
     if (!this.vectors) return undefined;
-    const budget = new Promise<undefined>((resolve) => setTimeout(resolve, this.options.embedWaitMs).unref());
+    const budget = delay(this.options.embedWaitMs, undefined, { ref: false });
     try {
       const result = await Promise.race([this.vectors.client.embed([text]).then(([vector]) => vector), budget]);
       return result;
@@ -315,12 +317,12 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async nearDuplicate(manager: EntityManager, userId: string, vector: number[]): Promise<string | undefined> {
     const vectors = this.vectors!;
-    const [nearest] = await manager.query(vectorCandidatesSql(vectors.client.dimensions), [userId, toVectorLiteral(vector), vectors.client.model, 1]);
+    const [nearest] = await manager.query(vectorCandidatesSql(vectors.client.dimensions), [userId, toVectorLiteral(vector), vectors.client.model, 1, null]);
     return nearest && nearest.distance <= this.options.dedupeDistance ? (nearest.id as string) : undefined;
   }
 
   /** The vector list, or nothing when vectors are off or the provider fails (then recall stays lexical). */
-  private async vectorCandidates(userId: string, query: string, limit: number): Promise<CandidateRow[] | undefined> {
+  private async vectorCandidates(userId: string, query: string, limit: number, kind: MemoryKind | undefined): Promise<CandidateRow[] | undefined> {
     if (!this.vectors) return undefined;
     let vector: number[];
     try {
@@ -329,13 +331,13 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`Recall falls back to lexical search: ${(error as Error).message}`);
       return undefined;
     }
-    return this.dataSource.query(vectorCandidatesSql(this.vectors.client.dimensions), [userId, toVectorLiteral(vector!), this.vectors.client.model, limit]);
+    return this.dataSource.query(vectorCandidatesSql(this.vectors.client.dimensions), [userId, toVectorLiteral(vector!), this.vectors.client.model, limit, kind ?? null]);
   }
 
   private decodeListCursor(cursor: string): [string, string] {
     const values = decodeCursor(cursor);
     if (values.length !== 2 || typeof values[0] !== 'string' || Number.isNaN(Date.parse(values[0])) || typeof values[1] !== 'string' || !UUID.test(values[1])) {
-      throw new InvalidInputError('cursor is not one this server gave out', { cursor: 'invalid' });
+      throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page', { cursor: 'not a cursor this server issued' });
     }
     return [values[0], values[1]];
   }

@@ -5,6 +5,7 @@ export interface CandidateRow {
   id: string;
   text: string;
   kind: MemoryKind;
+  source: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -30,7 +31,8 @@ export const MATCH_CAP = 1000;
  * - `fts`: the query's own words;
  * - `fuzzy`: for each query word the user never stored, the two most similar words they did
  *   (pg_trgm over `memory_words`), which is what still finds a memory through a misspelt word.
- * $1 user id, $2 the query's search text, $3 candidates per list, $4 the query's vocabulary words.
+ * $1 user id, $2 the query's search text, $3 candidates per list, $4 the query's vocabulary words,
+ * $5 a kind to keep (null: all).
  */
 export const lexicalCandidatesSql = `
   WITH asked AS (
@@ -50,13 +52,13 @@ export const lexicalCandidatesSql = `
     SELECT 'fuzzy', plainto_tsquery('english', words), replace(plainto_tsquery('english', words)::text, ' & ', ' | ')::tsquery FROM corrections
   )
   SELECT ranked.* FROM queries CROSS JOIN LATERAL (
-    SELECT queries.list, matched.id, matched.text, matched.kind, matched.created_at, matched.updated_at,
+    SELECT queries.list, matched.id, matched.text, matched.kind, matched.source, matched.created_at, matched.updated_at,
            matched.every_word::int + ts_rank(matched.search_vector, queries.some_word) AS relevance
-      FROM ((SELECT true AS every_word, id, text, kind, created_at, updated_at, search_vector FROM memories
-              WHERE user_id = $1 AND deleted_at IS NULL AND search_vector @@ queries.every_word LIMIT ${MATCH_CAP})
+      FROM ((SELECT true AS every_word, id, text, kind, source, created_at, updated_at, search_vector FROM memories
+              WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.every_word LIMIT ${MATCH_CAP})
             UNION ALL
-            (SELECT false, id, text, kind, created_at, updated_at, search_vector FROM memories
-              WHERE user_id = $1 AND deleted_at IS NULL AND search_vector @@ queries.some_word AND NOT search_vector @@ queries.every_word
+            (SELECT false, id, text, kind, source, created_at, updated_at, search_vector FROM memories
+              WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.some_word AND NOT search_vector @@ queries.every_word
               LIMIT ${MATCH_CAP})) AS matched
      ORDER BY relevance DESC, matched.updated_at DESC
      LIMIT $3) AS ranked`;
@@ -66,11 +68,12 @@ export const addVocabularySql = 'INSERT INTO memory_words (user_id, word) SELECT
 
 /**
  * The user's live memories nearest to a vector (cosine distance), through the HNSW index for
- * vectors of this length. $1 user id, $2 the vector, $3 the model, $4 how many.
+ * vectors of this length. $1 user id, $2 the vector, $3 the model, $4 how many, $5 a kind to keep (null: all).
  */
 export const vectorCandidatesSql = (dimensions: number): string => `
-  SELECT m.id, m.text, m.kind, m.created_at, m.updated_at, e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
+  SELECT m.id, m.text, m.kind, m.source, m.created_at, m.updated_at, e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
     FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
    WHERE e.user_id = $1 AND e.model = $3 AND vector_dims(e.embedding) = ${dimensions} AND m.deleted_at IS NULL
+     AND ($5::text IS NULL OR m.kind = $5)
    ORDER BY e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions})
    LIMIT $4`;
