@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
+import { UserDataContributors } from '@app/common';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
 import { connectClient, ERAS, startApp, type RunningApp } from './support/test-app.js';
 
@@ -193,6 +194,20 @@ describe('/admin/users/:userId/memories', () => {
     });
     expect((await call('GET', '/api/memories/export', tokens.alice)).body.memories).toEqual([]);
     expect((await call('GET', '/api/memories?q=spare key', tokens.bob)).body.items.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the user-data contributor', () => {
+  it("exports, counts and erases a user's memories for the account-wide routes", async () => {
+    const memories = running.app.get(UserDataContributors).all().find((entry) => entry.name === 'memories')!.contributor;
+    await call('POST', '/api/memories', tokens.alice, { text: 'Alice collects vinyl records' });
+    const [{ id: bobId }] = await running.app.get(DataSource).query(`SELECT id FROM users WHERE subject = 'bob'`);
+    const bobCount = await memories.countFor(bobId);
+    expect(await memories.countFor(aliceId)).toBe(1);
+    expect(await memories.exportFor(aliceId)).toEqual([expect.objectContaining({ text: 'Alice collects vinyl records', deletedAt: null })]);
+    await memories.eraseFor(aliceId);
+    expect(await memories.countFor(aliceId)).toBe(0);
+    expect(await memories.countFor(bobId)).toBe(bobCount);
   });
 });
 

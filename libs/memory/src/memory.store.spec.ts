@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryOptions } from './memory.options.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
+import { startTestEmbedder, TEST_EMBEDDING_DIMENSIONS, type TestEmbedder } from './testing/test-embedder.js';
 
 const OPTIONS: MemoryOptions = { enabled: true, topK: 5, maxTextChars: 200, maxPerUser: 1000, dedupeDistance: 0.05, embedWaitMs: 500 };
 const CREATING = 120_000;
@@ -139,5 +140,67 @@ describe('MemoryStore (lexical)', () => {
     const off = new MemoryStore(db.dataSource, { ...OPTIONS, enabled: false });
     await expect(off.remember(alice, { text: 'x' })).rejects.toThrow('Long-term memory is not enabled on this server');
     await expect(off.recall(alice, 'x')).rejects.toThrow('Long-term memory is not enabled on this server');
+  });
+});
+
+describe('MemoryStore with vectors (test embedder over HTTP)', () => {
+  let embedder: TestEmbedder;
+  let hybrid: MemoryStore;
+  const gina = randomUUID();
+
+  beforeAll(async () => {
+    embedder = await startTestEmbedder();
+    hybrid = new MemoryStore(db.dataSource, {
+      ...OPTIONS,
+      embedWaitMs: 2000,
+      embeddings: { baseUrl: embedder.baseUrl, model: 'test', dimensions: TEST_EMBEDDING_DIMENSIONS, timeoutMs: 2000 },
+    });
+    await hybrid.onApplicationBootstrap();
+  });
+
+  afterAll(async () => {
+    await hybrid?.onModuleDestroy();
+    await embedder?.close();
+  });
+
+  const vectorsAvailable = () => hybrid.vectorSearchEnabled;
+
+  it('uses vectors where the database has pgvector (the embedded one does; PostgreSQL here does not)', async () => {
+    const [{ available }] = await db.dataSource.query(`SELECT to_regclass('memory_embeddings') IS NOT NULL AS available`);
+    expect(hybrid.vectorSearchEnabled).toBe(available);
+  });
+
+  it('finds a paraphrase that shares no word with the memory', async () => {
+    if (!vectorsAvailable()) return;
+    await hybrid.remember(gina, { text: 'I drive a 2017 Toyota Prius' });
+    await hybrid.remember(gina, { text: 'Allergic to shellfish' });
+    expect((await hybrid.recall(gina, 'which automobile', 5)).map((memory) => memory.text)).toContain('I drive a 2017 Toyota Prius');
+    expect((await store.recall(gina, 'which automobile', 5)).map((memory) => memory.text)).toEqual([]);
+  });
+
+  it('refreshes a near-duplicate by vector distance instead of storing it', async () => {
+    if (!vectorsAvailable()) return;
+    const first = await hybrid.remember(gina, { text: 'My puppy is called Rex' });
+    const again = await hybrid.remember(gina, { text: 'My dog is called Rex' });
+    expect(again).toEqual({ id: first.id, deduplicated: true });
+  });
+
+  it('stores without a vector while the provider is down, recalls lexically meanwhile, and fills the vector in afterwards', async () => {
+    if (!vectorsAvailable()) return;
+    embedder.failing = true;
+    const { id } = await hybrid.remember(gina, { text: 'Goes swimming on Tuesdays' });
+    expect((await hybrid.recall(gina, 'swimming', 5)).map((memory) => memory.id)).toEqual([id]);
+    embedder.failing = false;
+    await hybrid.vectorsSettled();
+    const [row] = await db.dataSource.query('SELECT model FROM memory_embeddings WHERE memory_id = $1', [id]);
+    expect(row).toEqual({ model: 'test' });
+  }, 30_000);
+
+  it('drops the vector of a deleted memory, so it is never recalled by meaning either', async () => {
+    if (!vectorsAvailable()) return;
+    const { id } = await hybrid.remember(gina, { text: 'Plays the guitar in a band' });
+    await hybrid.softDelete(gina, id);
+    expect((await hybrid.recall(gina, 'music', 50)).map((memory) => memory.id)).not.toContain(id);
+    expect(await db.dataSource.query('SELECT 1 FROM memory_embeddings WHERE memory_id = $1', [id])).toEqual([]);
   });
 });
