@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
 import { ConfigError } from '@app/common';
+import { memoryConfig, type MemoryOptions } from '@app/memory';
 
 export { ConfigError };
 
@@ -29,6 +30,8 @@ export interface AppConfig extends AuthModuleOptions {
   MCP_SESSION_SECRET?: string;
   /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
   MCP_ALLOWED_HOSTS?: string[];
+  /** Long-term memory: the MEMORY_* and EMBEDDING_* keys, read by the memory lib's own section. */
+  memory: MemoryOptions;
 }
 
 /** Every key a config file or the environment may set. */
@@ -58,6 +61,10 @@ export const CONFIG_KEYS = [
   'RATE_LIMIT_WINDOW_SECONDS',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** Keys the libs' config sections declare and read themselves. */
+const SECTION_KEYS: readonly string[] = [...memoryConfig.keys];
+const isKnownKey = (key: string) => (CONFIG_KEYS as readonly string[]).includes(key) || SECTION_KEYS.includes(key);
 
 type Env = Record<string, string | undefined>;
 
@@ -203,7 +210,7 @@ function readConfigFile(path: string): Env {
   const values: Env = {};
   for (const [key, value] of Object.entries(content)) {
     // A misspelt key would otherwise be ignored without a word.
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
+    if (!isKnownKey(key)) throw new ConfigError(key, `unknown key in ${name}`);
     if (value === null) continue;
     if (Array.isArray(value)) values[key] = value.join(',');
     else if (typeof value === 'object') throw new ConfigError(key, `expected a single value or a list in ${name}`);
@@ -221,7 +228,7 @@ function layered(env: Env, configDir: string | undefined): Env {
   }
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
-  const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
+  const fromEnv = Object.fromEntries([...CONFIG_KEYS, ...SECTION_KEYS].filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
@@ -253,5 +260,6 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_SESSION_SECRET: secret || undefined,
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
     ...authConfig(env, environment.NODE_ENV === 'production'),
+    memory: memoryConfig.load(env),
   };
 }

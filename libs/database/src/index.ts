@@ -1,2 +1,3 @@
 export { DatabaseModule, type DatabaseModuleOptions } from './database.module.js';
 export type { DatabaseFeatureOptions, EntityClass, MigrationClass } from './database-feature.js';
+export { pgliteDriver } from './pglite-pool.js';

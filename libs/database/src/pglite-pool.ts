@@ -1,6 +1,9 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { vector } from '@electric-sql/pglite/vector';
 
 type Callback<T> = (error: Error | null, value?: T) => void;
@@ -78,7 +81,8 @@ export class PGlitePool extends EventEmitter {
     mkdirSync(options.dataDir, { recursive: true });
     this.db = new PGlite({
       dataDir: options.dataDir,
-      extensions: { vector },
+      // The contrib extensions PostgreSQL packages ship, which migrations may create.
+      extensions: { vector, pg_trgm, btree_gin, unaccent },
       serializers: { [types.BOOL]: serializeBoolean },
       // pg returns bigint as a string (it may not fit a number); TypeORM's entities expect that.
       parsers: { [types.INT8]: (value: string) => value },

@@ -1,11 +1,15 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { MemoryModule, type MemoryOptions } from '@app/memory';
 import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { EchoService } from './echo.service.js';
+import { MemoryToolsService } from './memory/memory-tools.service.js';
 import { WhoamiService } from './whoami.service.js';
 
 export interface ToolsModuleOptions {
   /** Registers the tools, resources and prompts the MCP conformance suite expects. */
   MCP_CONFORMANCE_FIXTURES: boolean;
+  /** Long-term memory (`memoryConfig` in @app/memory). */
+  memory: MemoryOptions;
 }
 
 /** The built-in tools, plus the conformance fixtures when switched on. */
@@ -14,8 +18,8 @@ export class ToolsModule {
   static register(options: ToolsModuleOptions): DynamicModule {
     return {
       module: ToolsModule,
-      imports: options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [],
-      providers: [EchoService, WhoamiService],
+      imports: [MemoryModule.forRoot(options.memory), ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [])],
+      providers: [EchoService, WhoamiService, MemoryToolsService],
     };
   }
 }

@@ -1,0 +1,69 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { DEFAULT_PAGE_SIZE, InvalidInputError, type UserInfo } from '@app/common';
+import { Authenticated, CurrentCaller } from '@app/auth';
+import { MemoryStore } from '../memory.store.js';
+import { CreatedMemoryDto, CreateMemoryDto, ListMemoriesQueryDto, MemoryDto, MemoryExportDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
+
+/** Most results one search answers (the recall tool's `top_k` limit). */
+const MAX_SEARCH_RESULTS = 50;
+
+/** The caller's own memories. Another user's memory id answers 404, exactly like a missing one. */
+@ApiTags('memories')
+@Controller('api/memories')
+@Authenticated()
+@ApiServiceUnavailableResponse({ description: 'Long-term memory is not enabled on this server (remember and search only)' })
+export class MemoriesController {
+  constructor(private readonly store: MemoryStore) {}
+
+  /** Newest first by pages; with `q`, a search (the recall tool's retrieval), best first, in one page. */
+  @Get()
+  @ApiOkResponse({ type: MemoryPageDto })
+  async list(@CurrentCaller() caller: UserInfo, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    if (query.q === undefined) return this.store.list(caller.userId, { limit, ...(query.kind ? { kind: query.kind } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+    if (query.cursor) throw new InvalidInputError('A search answers a single page: drop cursor, or q', { cursor: 'not allowed with q' });
+    if (limit > MAX_SEARCH_RESULTS) throw new InvalidInputError(`A search answers at most ${MAX_SEARCH_RESULTS} memories`, { limit: `at most ${MAX_SEARCH_RESULTS} with q` });
+    return { items: await this.store.recall(caller.userId, query.q, limit, query.kind), nextCursor: null };
+  }
+
+  /** Declared before `:id` so that "export" is never taken for an id. */
+  @Get('export')
+  @ApiOkResponse({ type: MemoryExportDto })
+  async export(@CurrentCaller() caller: UserInfo): Promise<MemoryExportDto> {
+    return { memories: await this.store.exportAll(caller.userId) };
+  }
+
+  @Get(':id')
+  @ApiOkResponse({ type: MemoryDto })
+  @ApiNotFoundResponse({ description: 'No such memory of yours' })
+  get(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<MemoryDto> {
+    return this.store.get(caller.userId, id);
+  }
+
+  /** Stores a memory; the same sentence again (other case, spacing, width) refreshes the first one instead. */
+  @Post()
+  @ApiCreatedResponse({ type: CreatedMemoryDto })
+  async create(@CurrentCaller() caller: UserInfo, @Body() body: CreateMemoryDto): Promise<CreatedMemoryDto> {
+    const source = caller.conversationId ?? caller.sessionId ?? null;
+    const { id, deduplicated } = await this.store.remember(caller.userId, { text: body.text, ...(body.kind ? { kind: body.kind } : {}), source });
+    return { memory: await this.store.get(caller.userId, id), deduplicated };
+  }
+
+  @Patch(':id')
+  @ApiOkResponse({ type: MemoryDto })
+  @ApiNotFoundResponse({ description: 'No such memory of yours' })
+  update(@CurrentCaller() caller: UserInfo, @Param('id') id: string, @Body() body: UpdateMemoryDto): Promise<MemoryDto> {
+    if (body.text === undefined && body.kind === undefined) throw new InvalidInputError('Nothing to change: send text, kind or both', { text: 'text or kind is required' });
+    return this.store.update(caller.userId, id, { ...(body.text !== undefined ? { text: body.text } : {}), ...(body.kind ? { kind: body.kind } : {}) });
+  }
+
+  /** Deleted memories are never listed or recalled again; the export still shows them, marked. */
+  @Delete(':id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiNotFoundResponse({ description: 'No such memory of yours' })
+  async remove(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<void> {
+    await this.store.softDelete(caller.userId, id);
+  }
+}

@@ -1,0 +1,81 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto } from '@app/common';
+import { MEMORY_KINDS, type MemoryKind } from '../memory.options.js';
+
+/** Longest `q` accepted; a search query is a phrase, not a document. */
+const MAX_QUERY_CHARS = 1000;
+
+export class MemoryDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() text: string;
+  @ApiProperty({ enum: MEMORY_KINDS }) kind: MemoryKind;
+  @ApiProperty({ type: String, nullable: true, description: 'The MCP session or conversation it was told in, when known' }) source: string | null;
+  @ApiProperty({ type: String, format: 'date-time' }) createdAt: Date;
+  @ApiProperty({ type: String, format: 'date-time', description: 'Last stored or refreshed (a duplicate refreshes it)' }) updatedAt: Date;
+}
+
+export class ExportedMemoryDto extends MemoryDto {
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set when the user deleted it: kept, never recalled' }) deletedAt: Date | null;
+}
+
+export class MemoryHitDto extends MemoryDto {
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'Relevance in [0, 1], higher is better (see the README, "Long-term memory")' }) score: number;
+}
+
+export class MemoryPageDto {
+  @ApiProperty({ type: [MemoryHitDto], description: 'Newest first; with `q`, best first and each with a `score`' }) items: (MemoryDto | MemoryHitDto)[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; always null for a search' }) nextCursor: string | null;
+}
+
+export class ListMemoriesQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'Search text: the same retrieval as the recall_memory tool; answers one page of at most 50, best first', maxLength: MAX_QUERY_CHARS })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_QUERY_CHARS)
+  q?: string;
+
+  @ApiPropertyOptional({ enum: MEMORY_KINDS })
+  @IsOptional()
+  @IsIn(MEMORY_KINDS, { message: `kind must be one of ${MEMORY_KINDS.join(', ')}` })
+  kind?: MemoryKind;
+}
+
+export class CreateMemoryDto {
+  @ApiProperty({ description: 'One self-contained sentence, e.g. "I am allergic to peanuts"; at most MEMORY_MAX_TEXT_CHARS characters' })
+  @IsString()
+  @IsNotEmpty()
+  text: string;
+
+  @ApiPropertyOptional({ enum: MEMORY_KINDS, default: 'fact' })
+  @IsOptional()
+  @IsIn(MEMORY_KINDS, { message: `kind must be one of ${MEMORY_KINDS.join(', ')}` })
+  kind?: MemoryKind;
+}
+
+export class UpdateMemoryDto {
+  @ApiPropertyOptional({ description: 'The new text' })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  text?: string;
+
+  @ApiPropertyOptional({ enum: MEMORY_KINDS })
+  @IsOptional()
+  @IsIn(MEMORY_KINDS, { message: `kind must be one of ${MEMORY_KINDS.join(', ')}` })
+  kind?: MemoryKind;
+}
+
+export class CreatedMemoryDto {
+  @ApiProperty({ type: MemoryDto }) memory: MemoryDto;
+  @ApiProperty({ description: 'True when the text equalled a memory you already had, which was refreshed instead' }) deduplicated: boolean;
+}
+
+export class MemoryExportDto {
+  @ApiProperty({ type: [ExportedMemoryDto], description: 'Every memory held about you, oldest first, deleted ones included (marked)' }) memories: ExportedMemoryDto[];
+}
+
+export class ErasedMemoriesDto {
+  @ApiProperty({ description: 'How many memories were erased' }) erased: number;
+}

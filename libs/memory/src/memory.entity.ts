@@ -1,0 +1,62 @@
+import { Check, Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import type { MemoryKind } from './memory.options.js';
+import { SEARCH_VECTOR_EXPRESSION } from './migrations/1796094241000-create-memories.js';
+
+/**
+ * One remembered sentence of one user. Indexes TypeORM cannot express (GIN, expressions, partial)
+ * are created by the migration and declared here by name with `synchronize: false`, so the schema
+ * builder neither drops nor recreates them.
+ */
+@Entity('memories')
+@Check('memories_kind_check', `kind IN ('fact', 'preference', 'episode')`)
+@Index('memories_user_live_created_idx', ['userId', 'deletedAt', 'createdAt', 'id'])
+@Index('memories_user_dedupe_key', { synchronize: false })
+@Index('memories_search_vector_idx', { synchronize: false })
+export class MemoryEntity {
+  // The migration's default is gen_random_uuid() (built into PostgreSQL 13+), which TypeORM reads back as a generated uuid.
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column('uuid', { name: 'user_id' })
+  userId: string;
+
+  @Column('text')
+  kind: MemoryKind;
+
+  @Column('text')
+  text: string;
+
+  /** `dedupeKey(text)`: equal keys are one memory. */
+  @Column('text', { name: 'dedupe_key' })
+  dedupeKey: string;
+
+  /** `searchText(text)`: the text with CJK bigrams, which the full-text vector is generated from. */
+  @Column('text', { name: 'search_text' })
+  searchText: string;
+
+  @Column({
+    type: 'tsvector',
+    name: 'search_vector',
+    generatedType: 'STORED',
+    asExpression: SEARCH_VECTOR_EXPRESSION,
+    nullable: true,
+    select: false,
+    insert: false,
+    update: false,
+  })
+  searchVector: string;
+
+  /** The MCP session or conversation it was told in, when known. */
+  @Column('text', { nullable: true })
+  source: string | null;
+
+  @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
+  createdAt: Date;
+
+  @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
+  updatedAt: Date;
+
+  /** Set by a user's delete: the memory is never recalled or listed again. */
+  @Column('timestamptz', { name: 'deleted_at', nullable: true })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,26 @@
+import type { EmbeddingsSettings } from './embeddings/embeddings-client.js';
+
+export const MEMORY_KINDS = ['fact', 'preference', 'episode'] as const;
+export type MemoryKind = (typeof MEMORY_KINDS)[number];
+
+/** What `MemoryModule.forRoot` takes; the keys of `memoryConfig` map onto it. */
+export interface MemoryOptions {
+  /** When false the tools stay listed and answer "Long-term memory is not enabled on this server". */
+  enabled: boolean;
+  /** How many memories recall returns when the caller does not say. */
+  topK: number;
+  maxTextChars: number;
+  /** Live (not deleted) memories one user may keep. */
+  maxPerUser: number;
+  /**
+   * Cosine distance under which a new text counts as a near-duplicate of a live memory of the same
+   * user (only when vectors are available): 0 is the same direction, 2 the opposite one.
+   */
+  dedupeDistance: number;
+  /** How long `remember` waits for the new text's vector, to find a near-duplicate, before storing without it. */
+  embedWaitMs: number;
+  /** The embeddings provider; without it retrieval is lexical only. */
+  embeddings?: EmbeddingsSettings;
+}
+
+export const MEMORY_OPTIONS = Symbol('MEMORY_OPTIONS');

@@ -1,0 +1,348 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, decodeCursor, InvalidInputError, NotFoundError, toPage, UnavailableError, type Page } from '@app/common';
+import { EmbeddingFiller } from './embeddings/embedding-filler.js';
+import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
+import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
+import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
+import { addVocabularySql, candidateCount, lexicalCandidatesSql, vectorCandidatesSql, type CandidateRow } from './retrieval/retrieval-sql.js';
+import { dedupeKey, searchQueryText, searchText, vocabularyWords } from './text/memory-text.js';
+
+export interface MemoryView {
+  id: string;
+  text: string;
+  kind: MemoryKind;
+  /** The MCP session or conversation it was told in, when known. */
+  source: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface RecalledMemory extends MemoryView {
+  /** In [0, 1], higher is better: see `rank-fusion.ts`. */
+  score: number;
+}
+
+export interface RememberResult {
+  id: string;
+  /** True when the text matched a live memory, which was refreshed instead of storing a second one. */
+  deduplicated: boolean;
+}
+
+export interface ListQuery {
+  kind?: MemoryKind;
+  limit: number;
+  cursor?: string;
+}
+
+interface MemoryRow {
+  id: string;
+  text: string;
+  kind: MemoryKind;
+  source: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const COLUMNS = 'id, text, kind, source, created_at, updated_at';
+const toView = (row: MemoryRow): MemoryView => ({ id: row.id, text: row.text, kind: row.kind, source: row.source, createdAt: row.created_at, updatedAt: row.updated_at });
+
+/** The vector side of retrieval, present when a provider is configured and the database has pgvector. */
+interface VectorSearch {
+  client: EmbeddingsClient;
+  filler: EmbeddingFiller;
+}
+
+export const MEMORY_DISABLED_MESSAGE = 'Long-term memory is not enabled on this server';
+
+/**
+ * Each user's long-term memories: store, deduplicate, retrieve (hybrid, always scoped to one
+ * user), edit, delete. Every method takes the owner's id; a memory of another user is reported
+ * exactly like a missing one.
+ */
+@Injectable()
+export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Memory');
+  private vectors: VectorSearch | undefined;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(MEMORY_OPTIONS) private readonly options: MemoryOptions,
+  ) {}
+
+  get enabled(): boolean {
+    return this.options.enabled;
+  }
+
+  get defaultTopK(): number {
+    return this.options.topK;
+  }
+
+  /** Whether recall also uses vectors (a provider is configured and the database has pgvector). */
+  get vectorSearchEnabled(): boolean {
+    return this.vectors !== undefined;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const settings = this.options.embeddings;
+    if (!this.options.enabled || !settings) return;
+    const [{ table }] = await this.dataSource.query(`SELECT to_regclass('memory_embeddings') IS NOT NULL AS table`);
+    if (!table) {
+      this.logger.warn('An embeddings provider is configured but this database has no pgvector: memories are searched lexically only');
+      return;
+    }
+    const dims = settings.dimensions;
+    // One HNSW index per vector length: the column itself has none, so a change of model never needs a migration.
+    await this.dataSource.query(
+      `CREATE INDEX IF NOT EXISTS memory_embeddings_hnsw_${dims} ON memory_embeddings
+       USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE vector_dims(embedding) = ${dims}`,
+    );
+    const client = new EmbeddingsClient(settings);
+    this.vectors = { client, filler: new EmbeddingFiller(this.dataSource, client) };
+    this.vectors.filler.start();
+    this.logger.log(`Memories are searched lexically and by vectors (${settings.model}, ${dims} dimensions)`);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.vectors?.filler.stop();
+  }
+
+  /** Resolves once every new memory has its vector (or the provider gave up); for tests and the evaluation. */
+  async vectorsSettled(): Promise<void> {
+    await this.vectors?.filler.idle();
+  }
+
+  async remember(userId: string, input: { text: string; kind?: MemoryKind; source?: string | null }): Promise<RememberResult> {
+    this.assertEnabled();
+    const text = this.checkText(input.text);
+    const kind = this.checkKind(input.kind ?? 'fact');
+    const key = dedupeKey(text);
+    const vector = await this.embedWithinBudget(text);
+    const result = await this.dataSource.transaction(async (manager) => {
+      // One writer per user at a time, so the count and the dedupe check hold until the insert.
+      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [userId]);
+      // TypeORM answers an UPDATE or DELETE with [rows, affected].
+      const [[same]] = await manager.query(
+        `UPDATE memories SET updated_at = now(), kind = $3
+         WHERE user_id = $1 AND deleted_at IS NULL AND md5(dedupe_key) = md5($2) AND dedupe_key = $2 RETURNING id`,
+        [userId, key, kind],
+      );
+      if (same) return { id: same.id as string, deduplicated: true };
+      if (vector) {
+        const near = await this.nearDuplicate(manager, userId, vector);
+        if (near) {
+          await manager.query('UPDATE memories SET updated_at = now(), kind = $2 WHERE id = $1', [near, kind]);
+          return { id: near, deduplicated: true };
+        }
+      }
+      await this.checkRoom(manager, userId);
+      const [row] = await manager.query(
+        `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
+        [userId, kind, text, key, searchText(text), input.source ?? null],
+      );
+      await manager.query(addVocabularySql, [userId, vocabularyWords(text)]);
+      if (vector && this.vectors) {
+        await manager.query('INSERT INTO memory_embeddings (memory_id, user_id, model, embedding) VALUES ($1, $2, $3, $4::vector)', [
+          row.id,
+          userId,
+          this.vectors.client.model,
+          toVectorLiteral(vector),
+        ]);
+      }
+      return { id: row.id as string, deduplicated: false };
+    });
+    if (!result.deduplicated && !vector) this.vectors?.filler.schedule(result.id);
+    return result;
+  }
+
+  /** The user's memories most relevant to `query`, best first. */
+  async recall(userId: string, query: string, topK = this.options.topK, kind?: MemoryKind): Promise<RecalledMemory[]> {
+    this.assertEnabled();
+    const trimmed = query.trim();
+    if (!trimmed) throw new InvalidInputError('query must not be empty', { query: 'must not be empty' });
+    if (!Number.isInteger(topK) || topK < 1 || topK > 50) throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
+    const limit = candidateCount(topK);
+    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [
+      userId,
+      searchQueryText(trimmed),
+      limit,
+      vocabularyWords(trimmed),
+      kind ?? null,
+    ]);
+    // UNION ALL promises no order: each list is sorted again by its own relevance.
+    const ranked = (list: string) => lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
+    const lists: CandidateRow[][] = [ranked('fts'), ranked('fuzzy')];
+    const vectorList = await this.vectorCandidates(userId, trimmed, limit, kind);
+    if (vectorList) lists.push(vectorList);
+    const found = lists.filter((list) => list.length > 0);
+    const candidates = found.map((list) => list.map((row): RankedCandidate & CandidateRow => ({ ...row, updatedAt: row.updated_at })));
+    return fuseRankedLists(candidates, found.length, topK, new Date()).map(({ candidate, score }) => ({
+      id: candidate.id,
+      text: candidate.text,
+      kind: candidate.kind,
+      source: candidate.source,
+      createdAt: candidate.created_at,
+      updatedAt: candidate.updated_at,
+      score: Math.round(score * 10_000) / 10_000,
+    }));
+  }
+
+  /** Newest first, by pages (keyset on created_at and id). */
+  async list(userId: string, query: ListQuery): Promise<Page<MemoryView>> {
+    const after = query.cursor ? this.decodeListCursor(query.cursor) : undefined;
+    const rows: MemoryRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM memories
+       WHERE user_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR kind = $2)
+         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
+       ORDER BY created_at DESC, id DESC LIMIT $5`,
+      [userId, query.kind ?? null, after?.[0] ?? null, after?.[1] ?? null, query.limit + 1],
+    );
+    return toPage(rows, query.limit, (row) => [row.created_at.toISOString(), row.id], toView);
+  }
+
+  async get(userId: string, id: string): Promise<MemoryView> {
+    const [row] = UUID.test(id) ? await this.dataSource.query(`SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, [id, userId]) : [];
+    if (!row) throw this.notFound(id);
+    return toView(row);
+  }
+
+  /** Changes the text and/or the kind; a text equal to another live memory of the user is refused (409). */
+  async update(userId: string, id: string, changes: { text?: string; kind?: MemoryKind }): Promise<MemoryView> {
+    const current = await this.get(userId, id);
+    const text = changes.text === undefined ? current.text : this.checkText(changes.text);
+    const kind = this.checkKind(changes.kind ?? current.kind);
+    const textChanged = text !== current.text;
+    let row: MemoryRow | undefined;
+    try {
+      [[row]] = await this.dataSource.query(
+        `UPDATE memories SET text = $3, kind = $4, dedupe_key = $5, search_text = $6, updated_at = now()
+         WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+        [id, userId, text, kind, dedupeKey(text), searchText(text)],
+      );
+    } catch (error) {
+      if ((error as { code?: string }).code === '23505') throw new ConflictError('Another memory of yours already says the same thing');
+      throw error;
+    }
+    if (!row) throw this.notFound(id);
+    if (textChanged) await this.dataSource.query(addVocabularySql, [userId, vocabularyWords(text)]);
+    if (textChanged && this.vectors) {
+      await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
+      this.vectors.filler.schedule(id);
+    }
+    return toView(row);
+  }
+
+  /** The user's delete: the memory stays in the table (marked) but is never listed or recalled again. */
+  async softDelete(userId: string, id: string): Promise<void> {
+    const [rows] = UUID.test(id)
+      ? await this.dataSource.query('UPDATE memories SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING id', [id, userId])
+      : [[]];
+    if (!rows?.length) throw this.notFound(id);
+    if (this.vectors) await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
+  }
+
+  /** Everything held about the user's memories, deleted ones included (marked), oldest first. */
+  async exportAll(userId: string): Promise<(MemoryView & { deletedAt: Date | null })[]> {
+    const rows: (MemoryRow & { deleted_at: Date | null })[] = await this.dataSource.query(
+      `SELECT ${COLUMNS}, deleted_at FROM memories WHERE user_id = $1 ORDER BY created_at, id`,
+      [userId],
+    );
+    return rows.map((row) => ({ ...toView(row), deletedAt: row.deleted_at }));
+  }
+
+  async countFor(userId: string): Promise<number> {
+    const [{ count }] = await this.dataSource.query('SELECT count(*)::int AS count FROM memories WHERE user_id = $1', [userId]);
+    return count;
+  }
+
+  /** An administrator's delete: the row is gone. */
+  async hardDelete(userId: string, id: string): Promise<void> {
+    const [rows] = UUID.test(id) ? await this.dataSource.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]) : [[]];
+    if (!rows?.length) throw this.notFound(id);
+  }
+
+  /** Erases every memory of the user (a data-subject request); answers how many rows went. */
+  async eraseAll(userId: string): Promise<number> {
+    return this.dataSource.transaction(async (manager) => {
+      const [rows] = await manager.query('DELETE FROM memories WHERE user_id = $1 RETURNING id', [userId]);
+      await manager.query('DELETE FROM memory_words WHERE user_id = $1', [userId]);
+      return rows.length as number;
+    });
+  }
+
+  private assertEnabled(): void {
+    if (!this.options.enabled) throw new UnavailableError(MEMORY_DISABLED_MESSAGE);
+  }
+
+  private checkText(raw: string): string {
+    const text = raw.trim();
+    if (!text) throw new InvalidInputError('text must not be empty', { text: 'must not be empty' });
+    const length = Array.from(text).length;
+    if (length > this.options.maxTextChars) {
+      throw new InvalidInputError(`text has ${length} characters; the limit is ${this.options.maxTextChars} (MEMORY_MAX_TEXT_CHARS)`, { text: `at most ${this.options.maxTextChars} characters` });
+    }
+    if (!dedupeKey(text)) throw new InvalidInputError('text holds only punctuation or symbols', { text: 'must contain letters or digits' });
+    return text;
+  }
+
+  private checkKind(kind: string): MemoryKind {
+    if (!(MEMORY_KINDS as readonly string[]).includes(kind)) {
+      throw new InvalidInputError(`kind must be one of ${MEMORY_KINDS.join(', ')}`, { kind: `must be one of ${MEMORY_KINDS.join(', ')}` });
+    }
+    return kind as MemoryKind;
+  }
+
+  private async checkRoom(manager: EntityManager, userId: string): Promise<void> {
+    const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM memories WHERE user_id = $1 AND deleted_at IS NULL', [userId]);
+    if (count >= this.options.maxPerUser) {
+      throw new ConflictError(`You already keep ${count} memories, the most this server allows (MEMORY_MAX_PER_USER); delete some first`);
+    }
+  }
+
+  /** The new text's vector when the provider answers within `embedWaitMs`; otherwise it is filled in later. */
+  private async embedWithinBudget(text: string): Promise<number[] | undefined> {
+    if (!this.vectors) return undefined;
+    const budget = delay(this.options.embedWaitMs, undefined, { ref: false });
+    try {
+      const result = await Promise.race([this.vectors.client.embed([text]).then(([vector]) => vector), budget]);
+      return result;
+    } catch (error) {
+      this.logger.warn(`Storing a memory without its vector for now: ${(error as Error).message}`);
+      return undefined;
+    }
+  }
+
+  private async nearDuplicate(manager: EntityManager, userId: string, vector: number[]): Promise<string | undefined> {
+    const vectors = this.vectors!;
+    const [nearest] = await manager.query(vectorCandidatesSql(vectors.client.dimensions), [userId, toVectorLiteral(vector), vectors.client.model, 1, null]);
+    return nearest && nearest.distance <= this.options.dedupeDistance ? (nearest.id as string) : undefined;
+  }
+
+  /** The vector list, or nothing when vectors are off or the provider fails (then recall stays lexical). */
+  private async vectorCandidates(userId: string, query: string, limit: number, kind: MemoryKind | undefined): Promise<CandidateRow[] | undefined> {
+    if (!this.vectors) return undefined;
+    let vector: number[];
+    try {
+      [vector] = await this.vectors.client.embed([query]);
+    } catch (error) {
+      this.logger.warn(`Recall falls back to lexical search: ${(error as Error).message}`);
+      return undefined;
+    }
+    return this.dataSource.query(vectorCandidatesSql(this.vectors.client.dimensions), [userId, toVectorLiteral(vector!), this.vectors.client.model, limit, kind ?? null]);
+  }
+
+  private decodeListCursor(cursor: string): [string, string] {
+    const values = decodeCursor(cursor);
+    if (values.length !== 2 || typeof values[0] !== 'string' || Number.isNaN(Date.parse(values[0])) || typeof values[1] !== 'string' || !UUID.test(values[1])) {
+      throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page', { cursor: 'not a cursor this server issued' });
+    }
+    return [values[0], values[1]];
+  }
+
+  private notFound(id: string): NotFoundError {
+    return new NotFoundError(`No memory with id ${id}`);
+  }
+}

@@ -1,0 +1,79 @@
+import type { MemoryKind } from '../memory.options.js';
+
+/** One memory as a retriever returns it, with enough to answer without another query. */
+export interface CandidateRow {
+  id: string;
+  text: string;
+  kind: MemoryKind;
+  source: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** How many candidates each retriever contributes to the fusion for a given `top_k`. */
+export const candidateCount = (topK: number): number => Math.max(20, topK * 3);
+
+/** Least trigram similarity for a word of the user's vocabulary to stand in for a query word they do not use. */
+export const CORRECTION_SIMILARITY = 0.35;
+
+/**
+ * How many matching memories one list ranks at most. A query word that occurs in a large share of
+ * a user's memories would otherwise make every recall rank all of those rows; memories holding
+ * every query word are always collected first (up to this many as well), so the cap only drops
+ * partial matches of very common words.
+ */
+export const MATCH_CAP = 1000;
+
+/**
+ * Both lexical lists in one round trip, each scoped to the user's live memories and ranked by
+ * `ts_rank` (English stemming; CJK text as bigrams, see `memory-text.ts`), memories matching every
+ * query word before those matching some:
+ * - `fts`: the query's own words;
+ * - `fuzzy`: for each query word the user never stored, the two most similar words they did
+ *   (pg_trgm over `memory_words`), which is what still finds a memory through a misspelt word.
+ * $1 user id, $2 the query's search text, $3 candidates per list, $4 the query's vocabulary words,
+ * $5 a kind to keep (null: all).
+ */
+export const lexicalCandidatesSql = `
+  WITH asked AS (
+    SELECT plainto_tsquery('english', $2) AS every_word,
+           replace(plainto_tsquery('english', $2)::text, ' & ', ' | ')::tsquery AS some_word
+  ), corrections AS (
+    SELECT coalesce(string_agg(similar_word.word, ' '), '') AS words
+      FROM unnest($4::text[]) AS asked(word)
+      CROSS JOIN LATERAL (
+        SELECT w.word FROM memory_words w
+         WHERE w.user_id = $1 AND w.word % asked.word AND similarity(w.word, asked.word) >= ${CORRECTION_SIMILARITY}
+         ORDER BY similarity(w.word, asked.word) DESC LIMIT 2) AS similar_word
+     WHERE NOT EXISTS (SELECT 1 FROM memory_words known WHERE known.user_id = $1 AND known.word = asked.word)
+  ), queries AS (
+    SELECT 'fts' AS list, every_word, some_word FROM asked
+    UNION ALL
+    SELECT 'fuzzy', plainto_tsquery('english', words), replace(plainto_tsquery('english', words)::text, ' & ', ' | ')::tsquery FROM corrections
+  )
+  SELECT ranked.* FROM queries CROSS JOIN LATERAL (
+    SELECT queries.list, matched.id, matched.text, matched.kind, matched.source, matched.created_at, matched.updated_at,
+           matched.every_word::int + ts_rank(matched.search_vector, queries.some_word) AS relevance
+      FROM ((SELECT true AS every_word, id, text, kind, source, created_at, updated_at, search_vector FROM memories
+              WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.every_word LIMIT ${MATCH_CAP})
+            UNION ALL
+            (SELECT false, id, text, kind, source, created_at, updated_at, search_vector FROM memories
+              WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.some_word AND NOT search_vector @@ queries.every_word
+              LIMIT ${MATCH_CAP})) AS matched
+     ORDER BY relevance DESC, matched.updated_at DESC
+     LIMIT $3) AS ranked`;
+
+/** Adds the words of a stored text to the user's vocabulary. $1 user id, $2 the words. */
+export const addVocabularySql = 'INSERT INTO memory_words (user_id, word) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING';
+
+/**
+ * The user's live memories nearest to a vector (cosine distance), through the HNSW index for
+ * vectors of this length. $1 user id, $2 the vector, $3 the model, $4 how many, $5 a kind to keep (null: all).
+ */
+export const vectorCandidatesSql = (dimensions: number): string => `
+  SELECT m.id, m.text, m.kind, m.source, m.created_at, m.updated_at, e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
+    FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+   WHERE e.user_id = $1 AND e.model = $3 AND vector_dims(e.embedding) = ${dimensions} AND m.deleted_at IS NULL
+     AND ($5::text IS NULL OR m.kind = $5)
+   ORDER BY e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions})
+   LIMIT $4`;
