@@ -1,7 +1,7 @@
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import contentDisposition from 'content-disposition';
+import { create as contentDisposition } from 'content-disposition';
 import type { Readable } from 'node:stream';
 import type { ByteRange, FileStorage, SignedUrlOptions } from './file-storage.js';
 import { assertObjectKey, StoredObjectMissingError } from './object-keys.js';
