@@ -44,7 +44,8 @@ export class StoredFileEntity {
   @Column('text', { name: 'extraction_status', default: 'pending' })
   extractionStatus: ExtractionStatus;
 
-  @Column('text', { name: 'extracted_text', nullable: true })
+  /** Left out of queries unless asked for: it can be large, and lists never need it. */
+  @Column('text', { name: 'extracted_text', nullable: true, select: false })
   extractedText: string | null;
 
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })

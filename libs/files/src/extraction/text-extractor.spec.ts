@@ -27,13 +27,13 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describe('TextExtractor', () => {
   it.each([
-    ['notes.txt', 'text/plain', 'plain words\n'],
+    ['notes.txt', 'text/plain', '  plain words\n'],
     ['notes.md', 'text/markdown', '# Title\n\n- item'],
     ['table.csv', 'text/csv', 'a,b\n1,2'],
     ['data.json', 'application/json', '{"glucose": 5.4}'],
     ['data.xml', 'application/xml', '<lab><glucose>5.4</glucose></lab>'],
   ])('reads %s (%s) as it is', async (name, mime, content) => {
-    expect(await extract(name, content, mime)).toEqual({ status: 'done', text: content.trim() });
+    expect(await extract(name, content, mime)).toEqual({ status: 'done', text: content });
   });
 
   it('reads HTML as text, without tags or scripts', async () => {

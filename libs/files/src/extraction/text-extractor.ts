@@ -61,6 +61,10 @@ export class TextExtractor {
     this.slots = new Slots(options.concurrency);
   }
 
+  get maxBytes(): number {
+    return this.options.maxBytes;
+  }
+
   /** Whether this type has anything to extract here (OCR types only when OCR can run). */
   async canExtract(mime: string): Promise<boolean> {
     const kind = extractionKindOf(mime);
@@ -74,8 +78,9 @@ export class TextExtractor {
     if (size > this.options.maxBytes) return { status: `failed: larger than ${this.options.maxBytes} bytes, the extraction limit`, text: null };
     try {
       const text = await this.slots.run(() => this.read(kind, path, Date.now() + this.options.timeoutMs));
-      const trimmed = text.trim();
-      return trimmed ? { status: 'done', text: trimmed.slice(0, this.options.maxChars) } : { status: 'none', text: null };
+      if (!text.trim()) return { status: 'none', text: null };
+      // A text file is kept as it is; text recovered from a layout loses its stray edges.
+      return { status: 'done', text: (kind === 'text' ? text : text.trim()).slice(0, this.options.maxChars) };
     } catch (error) {
       return { status: `failed: ${error instanceof Error ? error.message : String(error)}`.slice(0, 500) as ExtractionStatus, text: null };
     }

@@ -68,6 +68,10 @@ export async function detectMime({ head, filename, declaredMime }: MimeEvidence)
   const claimed = fromName ?? declared;
   const claimsActive = [fromName, declared].some((mime) => mime !== undefined && ACTIVE_TYPES.has(mime));
 
+  const text = looksLikeText(head);
+  // A page (HTML, SVG) is one whatever magic number or name it carries: it must have said so.
+  if (text && HTML_START.test(new TextDecoder().decode(head.subarray(0, 4096)))) return claimed && HTML_TYPES.has(claimed) ? claimed : OCTET_STREAM;
+
   const detected = (await fileTypeFromBuffer(head))?.mime;
   if (detected) {
     if (detected === 'application/zip' && claimed && ZIP_BASED.test(claimed)) return claimed;
@@ -75,9 +79,6 @@ export async function detectMime({ head, filename, declaredMime }: MimeEvidence)
     return claimsActive || ACTIVE_TYPES.has(detected) ? OCTET_STREAM : detected;
   }
 
-  const text = looksLikeText(head);
-  const html = text && HTML_START.test(new TextDecoder().decode(head.subarray(0, 4096)));
-  if (html) return claimed && HTML_TYPES.has(claimed) ? claimed : OCTET_STREAM;
   if (!claimed) return text ? 'text/plain' : OCTET_STREAM;
   // Magic numbers would have found a real binary of the claimed kind; text claims need text.
   if (isTextual(claimed)) return text ? claimed : OCTET_STREAM;
