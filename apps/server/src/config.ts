@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
 import { ConfigError } from '@app/common';
+import { filesConfig } from '@app/files';
 
 export { ConfigError };
 
@@ -29,6 +30,8 @@ export interface AppConfig extends AuthModuleOptions {
   MCP_SESSION_SECRET?: string;
   /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
   MCP_ALLOWED_HOSTS?: string[];
+  /** The files lib's section (FILES_*, S3_*). */
+  files: ReturnType<typeof filesConfig.load>;
 }
 
 /** Every key a config file or the environment may set. */
@@ -58,6 +61,9 @@ export const CONFIG_KEYS = [
   'RATE_LIMIT_WINDOW_SECONDS',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
+
+/** The app's own keys and those of each lib's config section. */
+const ALL_CONFIG_KEYS: readonly string[] = [...CONFIG_KEYS, ...filesConfig.keys];
 
 type Env = Record<string, string | undefined>;
 
@@ -203,7 +209,7 @@ function readConfigFile(path: string): Env {
   const values: Env = {};
   for (const [key, value] of Object.entries(content)) {
     // A misspelt key would otherwise be ignored without a word.
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
+    if (!ALL_CONFIG_KEYS.includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
     if (value === null) continue;
     if (Array.isArray(value)) values[key] = value.join(',');
     else if (typeof value === 'object') throw new ConfigError(key, `expected a single value or a list in ${name}`);
@@ -221,7 +227,7 @@ function layered(env: Env, configDir: string | undefined): Env {
   }
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
-  const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
+  const fromEnv = Object.fromEntries(ALL_CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
@@ -253,5 +259,6 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_SESSION_SECRET: secret || undefined,
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
     ...authConfig(env, environment.NODE_ENV === 'production'),
+    files: filesConfig.load(env),
   };
 }

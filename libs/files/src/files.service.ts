@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
 import { decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
-import { In, IsNull, Not, Repository } from 'typeorm';
+import { In, IsNull, Not, Repository, type FindOptionsSelect } from 'typeorm';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
 import { FILES_OPTIONS, type FilesModuleOptions } from './files.options.js';
 import { FILE_STORAGE, type ByteRange, type FileStorage } from './storage/file-storage.js';
@@ -170,8 +170,8 @@ export class FilesService implements OnApplicationBootstrap {
 }
 
 /** Every column, including the extracted text that lists leave out. */
-function selectWithText(files: Repository<StoredFileEntity>): (keyof StoredFileEntity)[] {
-  return files.metadata.columns.map((column) => column.propertyName as keyof StoredFileEntity);
+function selectWithText(files: Repository<StoredFileEntity>): FindOptionsSelect<StoredFileEntity> {
+  return Object.fromEntries(files.metadata.columns.map((column) => [column.propertyName, true]));
 }
 
 /** As the seed says: a file read as extracted text is `text/plain` to the model; text files keep their own type. */

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { EchoService } from './echo.service.js';
+import { FilesToolsService } from './files/files-tools.service.js';
 import { WhoamiService } from './whoami.service.js';
 
 export interface ToolsModuleOptions {
@@ -15,7 +16,7 @@ export class ToolsModule {
     return {
       module: ToolsModule,
       imports: options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [],
-      providers: [EchoService, WhoamiService],
+      providers: [EchoService, WhoamiService, FilesToolsService],
     };
   }
 }

@@ -9,8 +9,8 @@ export type ExtractionStatus = 'pending' | 'done' | 'none' | `failed: ${string}`
 @Index('files_user_created_idx', ['userId', 'createdAt', 'id'])
 @Index('files_user_filename_idx', ['userId', 'filename', 'id'])
 export class StoredFileEntity {
-  // gen_random_uuid is built into PostgreSQL 13+ and PGlite; TypeORM's own would need uuid-ossp.
-  @PrimaryColumn('uuid', { default: () => 'gen_random_uuid()' })
+  /** Made by the uploader (randomUUID), so that the row's id is known before the insert. */
+  @PrimaryColumn('uuid')
   id: string;
 
   @Column('uuid', { name: 'user_id' })

@@ -5,7 +5,7 @@ export class CreateFiles1796094447000 implements MigrationInterface {
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
       CREATE TABLE files (
-        id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+        id uuid PRIMARY KEY,
         user_id uuid NOT NULL,
         file_key text NOT NULL,
         filename text NOT NULL,

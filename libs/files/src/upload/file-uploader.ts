@@ -59,12 +59,12 @@ export class FileUploader {
     const fileKey = newFileKey();
     const objectKey = `${fileKey.slice(0, 2)}/${fileKey}`;
     const meter = new MeteredStream(limit);
-    try {
-      await Promise.all([pipeline(body, meter), this.storage.put(objectKey, meter)]);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) throw limit < this.options.maxBytes ? this.quotaExceeded() : this.fileTooLarge();
-      throw error;
-    }
+    // Both settle before anything is answered: the storage must have cleaned up a cut upload first.
+    const failures = (await Promise.allSettled([pipeline(body, meter), this.storage.put(objectKey, meter)]))
+      .filter((result) => result.status === 'rejected')
+      .map((result) => result.reason as unknown);
+    if (failures.some((error) => error instanceof BodyTooLargeError)) throw limit < this.options.maxBytes ? this.quotaExceeded() : this.fileTooLarge();
+    if (failures.length) throw failures[0];
 
     const file = this.files.create({
       id: randomUUID(),
