@@ -34,8 +34,8 @@ export interface AppConfig extends AuthModuleOptions {
   files: ReturnType<typeof filesConfig.load>;
 }
 
-/** Every key a config file or the environment may set. */
-export const CONFIG_KEYS = [
+/** The app's own keys. */
+const APP_KEYS = [
   'PORT',
   'HOST',
   'PUBLIC_BASE_URL',
@@ -60,10 +60,10 @@ export const CONFIG_KEYS = [
   'RATE_LIMIT_ANONYMOUS_REQUESTS',
   'RATE_LIMIT_WINDOW_SECONDS',
 ] as const;
-type ConfigKey = (typeof CONFIG_KEYS)[number];
+type ConfigKey = (typeof APP_KEYS)[number];
 
-/** The app's own keys and those of each lib's config section. */
-const ALL_CONFIG_KEYS: readonly string[] = [...CONFIG_KEYS, ...filesConfig.keys];
+/** Every key a config file or the environment may set: the app's own and those of each lib's config section. */
+export const CONFIG_KEYS: readonly string[] = [...APP_KEYS, ...filesConfig.keys];
 
 type Env = Record<string, string | undefined>;
 
@@ -209,7 +209,7 @@ function readConfigFile(path: string): Env {
   const values: Env = {};
   for (const [key, value] of Object.entries(content)) {
     // A misspelt key would otherwise be ignored without a word.
-    if (!ALL_CONFIG_KEYS.includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
+    if (!CONFIG_KEYS.includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
     if (value === null) continue;
     if (Array.isArray(value)) values[key] = value.join(',');
     else if (typeof value === 'object') throw new ConfigError(key, `expected a single value or a list in ${name}`);
@@ -227,7 +227,7 @@ function layered(env: Env, configDir: string | undefined): Env {
   }
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
-  const fromEnv = Object.fromEntries(ALL_CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
+  const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 

@@ -11,7 +11,6 @@ import { startApp, type RunningApp } from './support/test-app.js';
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, FILES_READ_MAX_CHARS: '5000' };
 // A 1x1 transparent PNG: nothing for OCR to read, so read_file answers with a link.
 const BLANK_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
-const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 let s3: S3TestServer;
 beforeAll(async () => {
