@@ -4,6 +4,7 @@ import { TerminusModule } from '@nestjs/terminus';
 import { AuthModule } from '@app/auth';
 import { CommonModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { FilesModule } from '@app/files';
 import { McpModule } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
 import { loadAppConfig, type AppConfig } from './config.js';
@@ -37,6 +38,7 @@ export class AppModule {
           ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),
         }),
         AuthModule.register(config),
+        FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),
         ToolsModule.register(config),
         ...(extensions.imports ?? []),
       ],

@@ -4,6 +4,7 @@ import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
 import { ConfigError } from '@app/common';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
+import { filesConfig } from '@app/files';
 
 export { ConfigError };
 
@@ -32,10 +33,12 @@ export interface AppConfig extends AuthModuleOptions {
   MCP_ALLOWED_HOSTS?: string[];
   /** Long-term memory: the MEMORY_* and EMBEDDING_* keys, read by the memory lib's own section. */
   memory: MemoryOptions;
+  /** The files lib's section (FILES_*, S3_*). */
+  files: ReturnType<typeof filesConfig.load>;
 }
 
-/** Every key a config file or the environment may set. */
-export const CONFIG_KEYS = [
+/** The app's own keys. */
+const APP_KEYS = [
   'PORT',
   'HOST',
   'PUBLIC_BASE_URL',
@@ -60,11 +63,10 @@ export const CONFIG_KEYS = [
   'RATE_LIMIT_ANONYMOUS_REQUESTS',
   'RATE_LIMIT_WINDOW_SECONDS',
 ] as const;
-type ConfigKey = (typeof CONFIG_KEYS)[number];
+type ConfigKey = (typeof APP_KEYS)[number];
 
-/** Keys the libs' config sections declare and read themselves. */
-const SECTION_KEYS: readonly string[] = [...memoryConfig.keys];
-const isKnownKey = (key: string) => (CONFIG_KEYS as readonly string[]).includes(key) || SECTION_KEYS.includes(key);
+/** Every key a config file or the environment may set: the app's own and those of each lib's config section. */
+export const CONFIG_KEYS: readonly string[] = [...APP_KEYS, ...memoryConfig.keys, ...filesConfig.keys];
 
 type Env = Record<string, string | undefined>;
 
@@ -210,7 +212,7 @@ function readConfigFile(path: string): Env {
   const values: Env = {};
   for (const [key, value] of Object.entries(content)) {
     // A misspelt key would otherwise be ignored without a word.
-    if (!isKnownKey(key)) throw new ConfigError(key, `unknown key in ${name}`);
+    if (!CONFIG_KEYS.includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
     if (value === null) continue;
     if (Array.isArray(value)) values[key] = value.join(',');
     else if (typeof value === 'object') throw new ConfigError(key, `expected a single value or a list in ${name}`);
@@ -228,7 +230,7 @@ function layered(env: Env, configDir: string | undefined): Env {
   }
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
-  const fromEnv = Object.fromEntries([...CONFIG_KEYS, ...SECTION_KEYS].filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
+  const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
@@ -261,5 +263,6 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
     ...authConfig(env, environment.NODE_ENV === 'production'),
     memory: memoryConfig.load(env),
+    files: filesConfig.load(env),
   };
 }

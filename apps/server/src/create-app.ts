@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
+import { registerFileUploads } from '@app/files';
 import { registerMcpBodyParsers } from '@app/mcp';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
@@ -17,6 +18,7 @@ export async function createApp(
   const adapter = new FastifyAdapter({ genReqId: requestId });
   echoRequestId(adapter.getInstance());
   registerMcpBodyParsers(adapter.getInstance());
+  registerFileUploads(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register(silent ? { ...config, LOG_LEVEL: 'silent' } : config, options),
     adapter,

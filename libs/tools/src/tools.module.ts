@@ -3,6 +3,7 @@ import { MemoryModule, type MemoryOptions } from '@app/memory';
 import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { EchoService } from './echo.service.js';
 import { MemoryToolsService } from './memory/memory-tools.service.js';
+import { FilesToolsService } from './files/files-tools.service.js';
 import { WhoamiService } from './whoami.service.js';
 
 export interface ToolsModuleOptions {
@@ -19,7 +20,7 @@ export class ToolsModule {
     return {
       module: ToolsModule,
       imports: [MemoryModule.forRoot(options.memory), ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [])],
-      providers: [EchoService, WhoamiService, MemoryToolsService],
+      providers: [EchoService, WhoamiService, MemoryToolsService, FilesToolsService],
     };
   }
 }

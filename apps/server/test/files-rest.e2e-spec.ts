@@ -1,0 +1,245 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
+import { Signer } from '@app/common';
+import { DataSource } from 'typeorm';
+import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
+import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
+import { call, eventually, fileRows, localFilesOnDisk, uploadFile, uploadRaw, userIdOf } from './support/files.js';
+import { startApp, type RunningApp } from './support/test-app.js';
+
+const MiB = 1024 * 1024;
+const ENV = { JWT_SECRET: TEST_JWT_SECRET, FILES_MAX_BYTES: String(MiB), FILES_MAX_TOTAL_BYTES_PER_USER: String(2.5 * MiB), FILES_OCR: 'off' };
+
+let s3: S3TestServer;
+beforeAll(async () => {
+  s3 = await startS3TestServer();
+});
+afterAll(async () => {
+  await s3.close();
+});
+
+const backends: [string, () => Record<string, string>][] = [
+  ['local disk', () => ({})],
+  [
+    'S3',
+    () => ({
+      S3_BUCKET: s3.options.bucket,
+      S3_ENDPOINT: s3.options.endpoint!,
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_ACCESS_KEY_ID: s3.options.accessKeyId!,
+      S3_SECRET_ACCESS_KEY: s3.options.secretAccessKey!,
+      S3_PREFIX: `rest-${process.pid}/`,
+    }),
+  ],
+];
+
+describe.each(backends)('files REST on %s', (backend, s3Env) => {
+  let app: RunningApp;
+  let env: Record<string, string>;
+  let alice: string;
+  let bob: string;
+  let carol: string;
+  let admin: string;
+  /** Every stored object (S3) or file on disk (local) of this app. */
+  const stored = async () => (backend === 'S3' ? (await s3.objectKeys()).filter((key) => key.startsWith(env.S3_PREFIX!)) : localFilesOnDisk(app));
+
+  beforeAll(async () => {
+    env = { ...ENV, ...s3Env() };
+    app = await startApp(env);
+    [alice, bob, carol, admin] = await Promise.all([
+      cliToken(app, env, '--sub', 'alice'),
+      cliToken(app, env, '--sub', 'bob'),
+      cliToken(app, env, '--sub', 'carol'),
+      cliToken(app, env, '--sub', 'root', '--admin'),
+    ]);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('uploads, describes, downloads (whole and by range) and deletes a file', async () => {
+    const content = Buffer.from('Glucose 5.4 mmol/L\n'.repeat(100));
+    const uploaded = await uploadFile(app, alice, 'labs.txt', content, { type: 'text/plain' });
+    expect(uploaded.status).toBe(201);
+    expect(uploaded.body).toEqual({
+      fileKey: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      filename: 'labs.txt',
+      mime: 'text/plain',
+      size: content.length,
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      uploadedAt: expect.any(String),
+      extractionStatus: 'done',
+    });
+    const key = uploaded.body.fileKey as string;
+    expect((await call(app, 'GET', `/api/files/${key}`, alice)).body).toEqual(uploaded.body);
+
+    const whole = await call(app, 'GET', `/api/files/${key}/content`, alice);
+    expect(whole.status).toBe(200);
+    expect(whole.bytes.equals(content)).toBe(true);
+    expect(whole.headers.get('content-disposition')).toBe('attachment; filename=labs.txt');
+    expect(whole.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(whole.headers.get('content-type')).toBe('text/plain');
+
+    const part = await call(app, 'GET', `/api/files/${key}/content`, alice, { range: 'bytes=8-10' });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 8-10/${content.length}`);
+    expect(part.bytes.toString()).toBe('5.4');
+    const beyond = await call(app, 'GET', `/api/files/${key}/content`, alice, { range: `bytes=${content.length}-` });
+    expect(beyond.status).toBe(416);
+    expect(beyond.headers.get('content-range')).toBe(`bytes */${content.length}`);
+
+    const objectsBefore = (await stored()).length;
+    expect((await call(app, 'DELETE', `/api/files/${key}`, alice)).status).toBe(204);
+    expect((await call(app, 'GET', `/api/files/${key}`, alice)).status).toBe(404);
+    expect((await call(app, 'GET', `/api/files/${key}/content`, alice)).status).toBe(404);
+    expect((await call(app, 'DELETE', `/api/files/${key}`, alice)).status).toBe(404);
+    expect(await stored()).toHaveLength(objectsBefore - 1);
+  });
+
+  it('never shows one user another user’s file, by any route or spelling of its key', async () => {
+    const { body } = await uploadFile(app, alice, 'private.md', '# mine');
+    const key = body.fileKey as string;
+    const missing = await call(app, 'GET', `/api/files/${'A'.repeat(22)}`, bob);
+    expect(missing.status).toBe(404);
+    for (const [method, path] of [
+      ['GET', `/api/files/${key}`],
+      ['GET', `/api/files/${key}/content`],
+      ['DELETE', `/api/files/${key}`],
+    ]) {
+      const answer = await call(app, method, path, bob);
+      expect(answer.status).toBe(404);
+      expect(answer.body).toEqual(missing.body);
+      expect((await call(app, method, path)).status).toBe(401);
+    }
+    expect((await call(app, 'GET', '/api/files', bob)).body.items.map((item: { fileKey: string }) => item.fileKey)).not.toContain(key);
+    expect((await call(app, 'GET', '/api/files')).status).toBe(401);
+    expect((await uploadFile(app, undefined, 'anon.txt', 'x')).status).toBe(401);
+    for (const spelled of [key.toUpperCase(), key.toLowerCase(), `${key}x`, key.slice(1), `${key}%00`, `%2e%2e%2f${key}`, '..%2F..%2Fetc%2Fpasswd', `${key}%20`, 'x'.repeat(5000)]) {
+      const answer = await call(app, 'GET', `/api/files/${spelled}`, alice);
+      if (spelled !== key) expect([404, 414]).toContain(answer.status);
+    }
+    expect((await call(app, 'GET', `/api/files/${key}/`, alice)).status).toBe(404);
+    expect((await call(app, 'GET', `/api/files/${key}`, alice)).status).toBe(200);
+  });
+
+  it('keeps names for display only: path parts and control characters go', async () => {
+    const { status, body } = await uploadRaw(app, alice, '..\\..\\etc/pass\twd\u0007\u001b\u202E.txt', 'hello');
+    expect(status).toBe(201);
+    expect(body.filename).toBe('passwd.txt');
+    const download = await call(app, 'GET', `/api/files/${body.fileKey}/content`, alice);
+    expect(download.headers.get('content-disposition')).toBe('attachment; filename=passwd.txt');
+    expect((await fileRows(app)).every((row) => /^[A-Za-z0-9_-]{2}\/[A-Za-z0-9_-]{22}$/.test(row.object_key))).toBe(true);
+    const unicode = await uploadFile(app, alice, '化验单.txt', 'x');
+    expect((await call(app, 'GET', `/api/files/${unicode.body.fileKey}/content`, alice)).headers.get('content-disposition')).toBe(
+      `attachment; filename="???.txt"; filename*=UTF-8''%E5%8C%96%E9%AA%8C%E5%8D%95.txt`,
+    );
+  });
+
+  it('refuses a file over FILES_MAX_BYTES with 413 and keeps nothing of it', async () => {
+    const before = { objects: await stored(), rows: await fileRows(app) };
+    const answer = await uploadFile(app, alice, 'big.bin', Buffer.alloc(MiB + 1, 7));
+    expect(answer.status).toBe(413);
+    expect(answer.body.message).toContain('FILES_MAX_BYTES');
+    expect(await stored()).toEqual(before.objects);
+    expect(await fileRows(app)).toEqual(before.rows);
+    expect((await uploadFile(app, alice, 'exact.bin', Buffer.alloc(MiB, 7))).status).toBe(201);
+  });
+
+  it('refuses what would pass the user’s quota with 413 naming it, for that user only', async () => {
+    expect((await uploadFile(app, carol, 'one.bin', Buffer.alloc(MiB, 1))).status).toBe(201);
+    expect((await uploadFile(app, carol, 'two.bin', Buffer.alloc(MiB, 2))).status).toBe(201);
+    const before = await stored();
+    const third = await uploadFile(app, carol, 'three.bin', Buffer.alloc(MiB, 3));
+    expect(third.status).toBe(413);
+    expect(third.body.message).toContain('FILES_MAX_TOTAL_BYTES_PER_USER');
+    expect(await stored()).toEqual(before);
+    expect((await uploadFile(app, bob, 'bobs.bin', Buffer.alloc(MiB, 3))).status).toBe(201);
+  });
+
+  it('keeps nothing of an upload whose client hangs up midway', async () => {
+    const before = { objects: await stored(), rows: await fileRows(app) };
+    const boundary = 'cut-boundary';
+    await new Promise<void>((resolve) => {
+      const request = httpRequest(new URL('/api/files', app.url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(900 * 1024) },
+      });
+      request.on('error', () => resolve());
+      request.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="cut.bin"\r\n\r\n`);
+      request.write(Buffer.alloc(300 * 1024, 9), () => setTimeout(() => request.destroy(), 100));
+      request.on('close', () => resolve());
+    });
+    await eventually(async () => {
+      expect(await stored()).toEqual(before.objects);
+      expect(await fileRows(app)).toEqual(before.rows);
+    });
+  });
+
+  it('answers a body that is not a file upload with 400 naming the field', async () => {
+    const wrongField = await uploadFile(app, alice, 'x.txt', 'x', { field: 'document' });
+    expect(wrongField.status).toBe(400);
+    expect(wrongField.body.fields).toEqual({ file: 'missing' });
+    const json = await fetch(new URL('/api/files', app.url), { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(json.status).toBe(400);
+  });
+
+  it('lists by time or name, a page at a time, filtered by type', async () => {
+    const dave = await cliToken(app, env, '--sub', 'dave');
+    for (const [name, content] of [['b.txt', 'b'], ['a.md', '# a'], ['c.csv', 'c,1']] as const) await uploadFile(app, dave, name, content);
+    const byTime = await call(app, 'GET', '/api/files', dave);
+    expect(byTime.body.items.map((item: { filename: string }) => item.filename)).toEqual(['c.csv', 'a.md', 'b.txt']);
+    const first = await call(app, 'GET', '/api/files?sort=name&limit=2', dave);
+    expect(first.body.items.map((item: { filename: string }) => item.filename)).toEqual(['a.md', 'b.txt']);
+    const second = await call(app, 'GET', `/api/files?sort=name&limit=2&cursor=${first.body.nextCursor}`, dave);
+    expect(second.body).toEqual({ items: [expect.objectContaining({ filename: 'c.csv' })], nextCursor: null });
+    expect((await call(app, 'GET', '/api/files?mime=text/csv', dave)).body.items).toHaveLength(1);
+    expect((await call(app, 'GET', '/api/files?mime=text/*', dave)).body.items).toHaveLength(3);
+    expect((await call(app, 'GET', '/api/files?mime=image/*', dave)).body.items).toHaveLength(0);
+    for (const [query, field] of [['sort=size', 'sort'], ['mime=text', 'mime'], ['limit=0', 'limit'], ['cursor=nonsense', 'cursor'], [`sort=time&cursor=${first.body.nextCursor}`, 'cursor']]) {
+      const answer = await call(app, 'GET', `/api/files?${query}`, dave);
+      expect(answer.status).toBe(400);
+      expect(Object.keys(answer.body.fields ?? {})).toContain(field);
+    }
+  });
+
+  it('lets admins list, delete one, and erase all of a user’s files with their objects', async () => {
+    const erin = await cliToken(app, env, '--sub', 'erin');
+    const keys = [];
+    for (const name of ['1.txt', '2.txt', '3.txt']) keys.push((await uploadFile(app, erin, name, name)).body.fileKey as string);
+    const erinId = await userIdOf(app, 'erin');
+    const base = `/admin/users/${erinId}/files`;
+    expect((await call(app, 'GET', base, erin)).status).toBe(403);
+    expect((await call(app, 'GET', base)).status).toBe(401);
+    expect((await call(app, 'GET', '/admin/users/not-a-uuid/files', admin)).status).toBe(400);
+    expect((await call(app, 'GET', base, admin)).body.items).toHaveLength(3);
+    expect((await call(app, 'DELETE', `${base}/${keys[0]}`, admin)).status).toBe(204);
+    expect((await call(app, 'DELETE', `${base}/${keys[0]}`, admin)).status).toBe(404);
+    const before = (await stored()).length;
+    expect((await call(app, 'DELETE', base, admin)).body).toEqual({ deleted: 2 });
+    expect(await stored()).toHaveLength(before - 2);
+    expect((await call(app, 'GET', '/api/files', erin)).body.items).toEqual([]);
+  });
+
+  it('serves signed links (local disk) only while they are genuine and unexpired', async () => {
+    if (backend === 'S3') return;
+    const { body } = await uploadFile(app, alice, 'photo.bin', Buffer.from([1, 2, 3, 4]));
+    const [row] = (await fileRows(app)).filter((file) => file.file_key === body.fileKey);
+    const signer = app.app.get(Signer).forPurpose('file-url');
+    const good = await call(app, 'GET', `/files/signed/${signer.sign(row!.object_key, new Date(Date.now() + 60_000))}`);
+    expect(good.status).toBe(200);
+    expect([...good.bytes]).toEqual([1, 2, 3, 4]);
+    expect((await call(app, 'GET', `/files/signed/${signer.sign(row!.object_key, new Date(Date.now() - 1000))}`)).status).toBe(403);
+    const token = signer.sign(row!.object_key, new Date(Date.now() + 60_000));
+    const tampered = token.replace(/^./, (first) => (first === 'A' ? 'B' : 'A'));
+    expect((await call(app, 'GET', `/files/signed/${tampered}`)).status).toBe(403);
+    expect((await call(app, 'GET', `/files/signed/${app.app.get(Signer).forPurpose('other').sign(row!.object_key)}`)).status).toBe(403);
+    expect((await call(app, 'GET', '/files/signed/garbage')).status).toBe(403);
+    await call(app, 'DELETE', `/api/files/${body.fileKey}`, alice);
+    expect((await call(app, 'GET', `/files/signed/${token}`)).status).toBe(403);
+  });
+
+  it('has a schema that matches its entity', async () => {
+    const pending = await app.app.get(DataSource).driver.createSchemaBuilder().log();
+    expect(pending.upQueries.filter((query) => /\bfiles\b/.test(query.query))).toEqual([]);
+  });
+});

@@ -1,0 +1,76 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { DataSource } from 'typeorm';
+import type { RunningApp } from './test-app.js';
+
+export interface UploadAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** POST /api/files with one part named `file` (or `field`). */
+export async function uploadFile(app: RunningApp, token: string | undefined, filename: string, content: Buffer | string, options: { type?: string; field?: string } = {}): Promise<UploadAnswer> {
+  const form = new FormData();
+  form.append(options.field ?? 'file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: options.type ?? 'application/octet-stream' }), filename);
+  const response = await fetch(new URL('/api/files', app.url), { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+/** POST /api/files with a hand-written multipart body, for filenames a browser's FormData would escape. */
+export async function uploadRaw(app: RunningApp, token: string, rawFilename: string, content: string): Promise<UploadAnswer> {
+  const boundary = 'raw-boundary-7d1f';
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${rawFilename}"\r\nContent-Type: text/plain\r\n\r\n`, 'utf8'),
+    Buffer.from(content),
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  const response = await fetch(new URL('/api/files', app.url), {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** A request to the app with an optional bearer token; the body is parsed when it is JSON. */
+export async function call(app: RunningApp, method: string, path: string, token?: string, headers: Record<string, string> = {}) {
+  const response = await fetch(new URL(path, app.url), { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const isJson = response.headers.get('content-type')?.includes('application/json');
+  return { status: response.status, headers: response.headers, bytes, body: isJson && bytes.length ? JSON.parse(bytes.toString()) : undefined };
+}
+
+/** Everything the local-disk backend holds, objects and half-written uploads alike. */
+export function localFilesOnDisk(app: RunningApp): string[] {
+  try {
+    return readdirSync(join(app.dataDir, 'files'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+export async function fileRows(app: RunningApp): Promise<{ user_id: string; file_key: string; object_key: string }[]> {
+  return app.app.get(DataSource).query('SELECT user_id, file_key, object_key FROM files ORDER BY created_at');
+}
+
+/** The internal id of the user a token's subject became. */
+export async function userIdOf(app: RunningApp, subject: string): Promise<string> {
+  const [row] = await app.app.get(DataSource).query('SELECT id FROM users WHERE subject = $1', [subject]);
+  return row.id;
+}
+
+/** Polls `check` until it passes or two seconds have gone by (the server finishes a cut upload asynchronously). */
+export async function eventually(check: () => Promise<void> | void): Promise<void> {
+  const deadline = Date.now() + 2000;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// `npm run bench:files`: upload and download of one large file through the REST API, on local disk
+// and on an S3-protocol server (s3rver, in a child process), against `cp` of the same file in the
+// same run. Prints MB/s (10^6 bytes per second) and the server's peak RSS growth during each transfer
+// (VmRSS sampled every 20 ms, minus the value just before). Every transfer is verified (size and
+// SHA-256 both ways). The bench reports; it checks the targets only to print them.
+//
+// Targets: RSS growth under 64 MB (streaming); local-disk upload at least half the speed of `cp`.
+// Settings (environment): BENCH_FILE_MB=1024 (size of the file, MiB).
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash, randomFillSync } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SignJWT } from 'jose';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HOST = '127.0.0.1';
+const MiB = 1024 * 1024;
+const FILE_BYTES = Math.round(Number(process.env.BENCH_FILE_MB || 1024) * MiB);
+const JWT_SECRET = 'bench-files-secret-of-at-least-32-characters';
+const BUCKET = 'bench-files';
+const RSS_TARGET_MB = 64;
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'mirobody-bench-files-'));
+const children = new Set();
+const cleanUp = () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  rmSync(work, { recursive: true, force: true });
+};
+process.on('exit', cleanUp);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+const mb = (bytes) => bytes / 1e6;
+const rate = (bytes, ms) => mb(bytes) / (ms / 1000);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A file of random bytes (incompressible, typed as application/octet-stream), and its SHA-256. */
+function makeSource(file) {
+  const hash = createHash('sha256');
+  const out = createWriteStream(file);
+  const chunk = Buffer.alloc(8 * MiB);
+  return new Promise((resolve, reject) => {
+    let written = 0;
+    const writeMore = () => {
+      while (written < FILE_BYTES) {
+        const part = chunk.subarray(0, Math.min(chunk.length, FILE_BYTES - written));
+        randomFillSync(part);
+        hash.update(part);
+        written += part.length;
+        if (!out.write(Buffer.from(part))) return out.once('drain', writeMore);
+      }
+      out.end(() => resolve(hash.digest('hex')));
+    };
+    out.on('error', reject);
+    writeMore();
+  });
+}
+
+function timeCp(source) {
+  const target = path.join(work, 'cp-copy');
+  const started = performance.now();
+  const result = spawnSync('cp', [source, target]);
+  const ms = performance.now() - started;
+  if (result.status !== 0) throw new Error(`cp failed: ${result.stderr}`);
+  rmSync(target);
+  return ms;
+}
+
+function spawnChild(args, env = {}) {
+  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let output = '';
+  const keep = (chunk) => (output = (output + chunk).slice(-8000));
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  return { child, output: () => output };
+}
+
+async function waitFor(url, what, child) {
+  // Generous: a fresh embedded database on a busy machine can take a minute to initialise.
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.child.exitCode !== null) throw new Error(`${what} exited:\n${child.output()}`);
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not start:\n${child.output()}`);
+}
+
+async function startS3rver() {
+  const port = await freePort();
+  const directory = path.join(work, 's3rver');
+  const child = spawnChild([path.join(root, 'node_modules/s3rver/bin/s3rver.js'), '-d', directory, '-a', HOST, '-p', String(port), '-s', '--configure-bucket', BUCKET]);
+  await waitFor(`http://${HOST}:${port}/`, 's3rver', child);
+  return {
+    S3_BUCKET: BUCKET,
+    S3_ENDPOINT: `http://${HOST}:${port}`,
+    S3_REGION: 'us-east-1',
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: 'S3RVER',
+    S3_SECRET_ACCESS_KEY: 'S3RVER',
+  };
+}
+
+async function startServer(name, env) {
+  const port = await freePort();
+  const dataDir = path.join(work, `data-${name}`);
+  const server = spawnChild([path.join(root, 'dist/apps/server/src/main.js')], {
+    ...env,
+    HOST,
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    FILES_MAX_BYTES: String(FILE_BYTES + MiB),
+    FILES_MAX_TOTAL_BYTES_PER_USER: String(4 * FILE_BYTES + 10 * MiB),
+  });
+  await waitFor(`http://${HOST}:${port}/health/ready`, `server (${name})`, server);
+  return { ...server, port, dataDir };
+}
+
+function rssBytes(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
+}
+
+/** Runs `transfer` while sampling the server's RSS; returns its result, the time and the peak growth. */
+async function measured(pid, transfer) {
+  const before = rssBytes(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+  const started = performance.now();
+  try {
+    const result = await transfer();
+    return { result, ms: performance.now() - started, growth: Math.max(0, peak - before) };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+/** POST /api/files as multipart, the body streamed from disk (the client holds no copy either). */
+function upload(port, token, source, filename) {
+  const boundary = `----bench${Date.now()}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const { size } = statSync(source);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: HOST, port, method: 'POST', path: '/api/files', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () => (response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`))));
+      },
+    );
+    request.on('error', reject);
+    request.write(head);
+    const body = createReadStream(source, { highWaterMark: MiB });
+    body.on('error', reject);
+    body.on('end', () => request.end(tail));
+    body.pipe(request, { end: false });
+  });
+}
+
+/** GET the content, hashing it as it arrives; returns its size and SHA-256. */
+function download(port, token, fileKey) {
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: HOST, port, path: `/api/files/${fileKey}/content`, headers: { authorization: `Bearer ${token}` } }, (response) => {
+        if (response.statusCode !== 200) return reject(new Error(`download answered ${response.statusCode}`));
+        const hash = createHash('sha256');
+        let size = 0;
+        response.on('data', (chunk) => {
+          size += chunk.length;
+          hash.update(chunk);
+        });
+        response.on('end', () => resolve({ size, sha256: hash.digest('hex') }));
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
+async function benchBackend(name, env, source, sha256) {
+  const server = await startServer(name, env);
+  const token = await new SignJWT({ email: 'bench@example.com' })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(`bench-${name}`)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(new TextEncoder().encode(JWT_SECRET));
+  // Warm-up: the first request creates the user and loads the lazy parts of the stack.
+  const warm = path.join(work, 'warm.bin');
+  writeFileSync(warm, randomFillSync(Buffer.alloc(65536)));
+  const warmed = await upload(server.port, token, warm, 'warm.bin');
+  await download(server.port, token, warmed.fileKey);
+
+  const up = await measured(server.child.pid, () => upload(server.port, token, source, 'big.bin'));
+  if (up.result.size !== FILE_BYTES || up.result.sha256 !== sha256) throw new Error(`${name}: the stored file differs (${JSON.stringify(up.result)})`);
+  const down = await measured(server.child.pid, () => download(server.port, token, up.result.fileKey));
+  if (down.result.size !== FILE_BYTES || down.result.sha256 !== sha256) throw new Error(`${name}: the downloaded file differs`);
+  server.child.kill('SIGTERM');
+  await new Promise((resolve) => server.child.once('exit', resolve));
+  rmSync(server.dataDir, { recursive: true, force: true });
+  return { name, up, down };
+}
+
+async function main() {
+  const source = path.join(work, 'source.bin');
+  console.log(`Preparing a ${FILE_BYTES / MiB} MiB file of random bytes in ${work} ...`);
+  const sha256 = await makeSource(source);
+  const cpMs = [timeCp(source)];
+  const local = await benchBackend('local', {}, source, sha256);
+  cpMs.push(timeCp(source));
+  const s3 = await benchBackend('s3', await startS3rver(), source, sha256);
+  const cpRate = Math.max(...cpMs.map((ms) => rate(FILE_BYTES, ms)));
+
+  const line = (label, value) => console.log(`${label.padEnd(38)}${value}`);
+  console.log(`\nfiles bench: ${FILE_BYTES / MiB} MiB, node ${process.version}, ${os.cpus().length} cores`);
+  line('cp (same file, same disk, best of 2)', `${cpRate.toFixed(0)} MB/s`);
+  for (const { name, up, down } of [local, s3]) {
+    line(`${name} upload`, `${rate(FILE_BYTES, up.ms).toFixed(0)} MB/s   peak RSS growth ${mb(up.growth).toFixed(1)} MB`);
+    line(`${name} download`, `${rate(FILE_BYTES, down.ms).toFixed(0)} MB/s   peak RSS growth ${mb(down.growth).toFixed(1)} MB`);
+  }
+  const localShare = rate(FILE_BYTES, local.up.ms) / cpRate;
+  const worstGrowth = Math.max(...[local, s3].flatMap(({ up, down }) => [up.growth, down.growth]));
+  console.log('\ntargets');
+  line('local upload >= 0.5 x cp', `${localShare.toFixed(2)} x cp  ${localShare >= 0.5 ? 'met' : 'MISSED'}`);
+  line(`RSS growth < ${RSS_TARGET_MB} MB`, `${mb(worstGrowth).toFixed(1)} MB  ${mb(worstGrowth) < RSS_TARGET_MB ? 'met' : 'MISSED'}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error.message);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,58 @@
+import { join } from 'node:path';
+import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { DatabaseModule } from '@app/database';
+import { StoredFileEntity } from './entities/stored-file.entity.js';
+import { FileExtraction } from './extraction/file-extraction.js';
+import { FilesUserData } from './files-user-data.js';
+import { FILES_OPTIONS, SIGNED_FILE_PATH, type FilesModuleOptions } from './files.options.js';
+import { FilesService } from './files.service.js';
+import { AdminFilesController } from './http/admin-files.controller.js';
+import { FilesController } from './http/files.controller.js';
+import { SignedFileController } from './http/signed-file.controller.js';
+import { CreateFiles1796094447000 } from './migrations/1796094447000-create-files.js';
+import { FILE_STORAGE, type FileStorage } from './storage/file-storage.js';
+import { FileUrlSigner } from './storage/file-url-signer.js';
+import { LocalDiskStorage } from './storage/local-disk.storage.js';
+import { S3Storage } from './storage/s3.storage.js';
+import { FileUploader } from './upload/file-uploader.js';
+
+function createStorage(options: FilesModuleOptions, signer: FileUrlSigner): FileStorage {
+  if (options.storage.kind === 's3') return new S3Storage(options.storage);
+  return new LocalDiskStorage({
+    root: join(options.dataDir, 'files'),
+    signer,
+    urlForToken: (token) => `${options.publicBaseUrl}/${SIGNED_FILE_PATH}/${token}`,
+  });
+}
+
+/**
+ * Uploaded files: storage (local disk or S3), the `files` table, text extraction, the user and
+ * admin REST routes and signed downloads. Global, so that tool modules can use `FilesService`.
+ */
+@Module({})
+export class FilesModule implements OnApplicationShutdown {
+  constructor(@Inject(FILE_STORAGE) private readonly storage: FileStorage) {}
+
+  static forRoot(options: FilesModuleOptions): DynamicModule {
+    return {
+      module: FilesModule,
+      global: true,
+      imports: [DatabaseModule.forFeature({ entities: [StoredFileEntity], migrations: [CreateFiles1796094447000] })],
+      controllers: [FilesController, AdminFilesController, SignedFileController],
+      providers: [
+        { provide: FILES_OPTIONS, useValue: options },
+        FileUrlSigner,
+        { provide: FILE_STORAGE, inject: [FileUrlSigner], useFactory: (signer: FileUrlSigner) => createStorage(options, signer) },
+        FileExtraction,
+        FileUploader,
+        FilesService,
+        FilesUserData,
+      ],
+      exports: [FilesService],
+    };
+  }
+
+  onApplicationShutdown(): void {
+    if (this.storage instanceof S3Storage) this.storage.destroy();
+  }
+}

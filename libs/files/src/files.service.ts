@@ -1,0 +1,180 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Readable } from 'node:stream';
+import { decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
+import { In, IsNull, Not, Repository, type FindOptionsSelect } from 'typeorm';
+import { StoredFileEntity } from './entities/stored-file.entity.js';
+import { FILES_OPTIONS, type FilesModuleOptions } from './files.options.js';
+import { FILE_STORAGE, type ByteRange, type FileStorage } from './storage/file-storage.js';
+import { StoredObjectMissingError } from './storage/object-keys.js';
+
+export type FileSort = 'time' | 'name';
+
+export interface FileListQuery {
+  limit: number;
+  cursor?: string;
+  sort: FileSort;
+  /** An exact type (`image/png`) or a family (`image/*`). */
+  mime?: string;
+}
+
+/** What `read_file` hands the model: the text, or a link to the bytes. */
+export type FileForModel =
+  | { filename: string; mime: string; content: string; note?: string }
+  | { filename: string; mime: string; url: string; expires_at: string; note: string };
+
+/** The message for a key that is unknown, malformed, deleted, or someone else's: all the same. */
+export const FILE_NOT_FOUND = 'File not found.';
+const FILE_KEY = /^[A-Za-z0-9_-]{22}$/;
+const MIME_FILTER = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/;
+const TEXTUAL = /^(text\/|application\/([\w.+-]+\+)?(json|xml)$)/;
+
+/**
+ * A user's files: listing, reading, downloading, signing and deleting, always through the owner's
+ * own rows, so that a key alone opens nothing.
+ */
+@Injectable()
+export class FilesService implements OnApplicationBootstrap {
+  private readonly logger = new Logger(FilesService.name);
+
+  constructor(
+    @InjectRepository(StoredFileEntity) private readonly files: Repository<StoredFileEntity>,
+    @Inject(FILE_STORAGE) private readonly storage: FileStorage,
+    @Inject(FILES_OPTIONS) private readonly options: FilesModuleOptions,
+  ) {}
+
+  /** Finishes deletions a previous run started but did not complete (their objects may remain). */
+  async onApplicationBootstrap(): Promise<void> {
+    const unfinished = await this.files.find({ where: { deletedAt: Not(IsNull()) } });
+    if (unfinished.length) await this.remove(unfinished).catch((error: unknown) => this.logger.warn(`Unfinished file deletions remain: ${String(error)}`));
+  }
+
+  async list(userId: string, query: FileListQuery): Promise<Page<StoredFileEntity>> {
+    const builder = this.files.createQueryBuilder('f').where('f.user_id = :userId AND f.deleted_at IS NULL', { userId });
+    if (query.mime !== undefined) {
+      const mime = query.mime.toLowerCase();
+      if (!MIME_FILTER.test(mime)) throw new InvalidInputError('Invalid mime filter', { mime: 'expected a type such as image/png or image/*' });
+      if (mime.endsWith('/*')) builder.andWhere('starts_with(f.mime, :family)', { family: mime.slice(0, -1) });
+      else builder.andWhere('f.mime = :mime', { mime });
+    }
+    if (query.cursor !== undefined) {
+      const [sort, value, id] = decodeCursor(query.cursor);
+      if (sort !== query.sort || typeof value !== 'string' || typeof id !== 'string' || !/^[0-9a-f-]{36}$/.test(id)) {
+        throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page with the same sort', { cursor: 'not a cursor of this list' });
+      }
+      if (sort === 'time') builder.andWhere('(f.created_at, f.id) < (:value, :id)', { value: new Date(value), id });
+      else builder.andWhere('(f.filename, f.id) > (:value, :id)', { value, id });
+    }
+    if (query.sort === 'time') builder.orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC');
+    else builder.orderBy('f.filename', 'ASC').addOrderBy('f.id', 'ASC');
+    const rows = await builder.take(query.limit + 1).getMany();
+    return toPage(rows, query.limit, (row) => [query.sort, query.sort === 'time' ? row.createdAt.toISOString() : row.filename, row.id]);
+  }
+
+  /** The newest of a user's files, for the model's list (`max + 1` tells whether there are more). */
+  recent(userId: string, max: number): Promise<StoredFileEntity[]> {
+    return this.files.find({ where: { userId, deletedAt: IsNull() }, order: { createdAt: 'DESC', id: 'DESC' }, take: max });
+  }
+
+  /** The caller's own live file; any other key is "not found". */
+  async get(userId: string, fileKey: string, withText = false): Promise<StoredFileEntity> {
+    const file = FILE_KEY.test(fileKey)
+      ? await this.files.findOne({
+          where: { userId, fileKey, deletedAt: IsNull() },
+          ...(withText ? { select: selectWithText(this.files) } : {}),
+        })
+      : null;
+    if (!file) throw new NotFoundError(FILE_NOT_FOUND);
+    return file;
+  }
+
+  /** The bytes of a file (or `range` of them). */
+  async open(file: StoredFileEntity, range?: ByteRange): Promise<Readable> {
+    try {
+      return await this.storage.get(file.objectKey, range);
+    } catch (error) {
+      if (error instanceof StoredObjectMissingError) {
+        this.logger.error(`${error.message} (file ${file.id})`);
+        throw new NotFoundError(FILE_NOT_FOUND);
+      }
+      throw error;
+    }
+  }
+
+  /** A link that downloads the file without credentials until it expires. */
+  async signedUrl(file: StoredFileEntity): Promise<{ url: string; expiresAt: Date }> {
+    const expiresAt = new Date(Date.now() + this.options.urlTtlSeconds * 1000);
+    return { url: await this.storage.signedReadUrl(file.objectKey, { filename: file.filename, mime: file.mime, expiresAt }), expiresAt };
+  }
+
+  /** The live file a signed local-disk URL names. */
+  async byObjectKey(objectKey: string): Promise<StoredFileEntity | null> {
+    return this.files.findOne({ where: { objectKey, deletedAt: IsNull() } });
+  }
+
+  /**
+   * `read_file`: extracted (or plain) text inline, cut at FILES_READ_MAX_CHARS with a note; other
+   * files as a signed URL.
+   */
+  async readForModel(userId: string, fileKey: string): Promise<FileForModel> {
+    const file = await this.get(userId, fileKey, true);
+    if (file.extractedText !== null) {
+      const text = file.extractedText;
+      const max = this.options.readMaxChars;
+      const content = text.length > max ? text.slice(0, max) : text;
+      const note = text.length > max ? `Cut at character ${max} of ${text.length}; the rest is not shown.` : undefined;
+      return { filename: file.filename, mime: modelMime(file.mime), content, ...(note ? { note } : {}) };
+    }
+    const { url, expiresAt } = await this.signedUrl(file);
+    return {
+      filename: file.filename,
+      mime: file.mime,
+      url,
+      expires_at: expiresAt.toISOString(),
+      note: `No text could be read from this file (extraction: ${file.extractionStatus}); the URL downloads its bytes until ${expiresAt.toISOString()}.`,
+    };
+  }
+
+  async delete(userId: string, fileKey: string): Promise<void> {
+    await this.remove([await this.get(userId, fileKey)]);
+  }
+
+  /** Every file of a user, objects included; returns how many there were. */
+  async eraseAll(userId: string): Promise<number> {
+    const files = await this.files.find({ where: { userId } });
+    await this.remove(files);
+    return files.length;
+  }
+
+  async countFor(userId: string): Promise<number> {
+    return this.files.count({ where: { userId, deletedAt: IsNull() } });
+  }
+
+  /** Every live file of a user with its extracted text, oldest first (for the user's data export). */
+  async allOf(userId: string): Promise<StoredFileEntity[]> {
+    return this.files.find({ where: { userId, deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' }, select: selectWithText(this.files) });
+  }
+
+  /**
+   * Hides the files at once (deleted_at), then removes each object and only then its row, so that
+   * a crash midway leaves rows that say which objects still have to go.
+   */
+  private async remove(files: StoredFileEntity[]): Promise<void> {
+    if (!files.length) return;
+    await this.files.update({ id: In(files.map((file) => file.id)), deletedAt: IsNull() }, { deletedAt: new Date(), extractedText: null });
+    for (const file of files) {
+      await this.storage.delete(file.objectKey);
+      await this.files.delete({ id: file.id });
+    }
+  }
+}
+
+/** Every column, including the extracted text that lists leave out. */
+function selectWithText(files: Repository<StoredFileEntity>): FindOptionsSelect<StoredFileEntity> {
+  return Object.fromEntries(files.metadata.columns.map((column) => [column.propertyName, true]));
+}
+
+/** As the seed says: a file read as extracted text is `text/plain` to the model; text files keep their own type. */
+export function modelMime(mime: string): string {
+  return TEXTUAL.test(mime) ? mime : 'text/plain';
+}

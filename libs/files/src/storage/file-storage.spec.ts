@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { startS3TestServer, type S3TestServer } from '../../test/s3-test-server.js';
+import type { FileStorage } from './file-storage.js';
+import { LocalDiskStorage } from './local-disk.storage.js';
+import { StoredObjectMissingError } from './object-keys.js';
+import { S3Storage } from './s3.storage.js';
+
+/** A signer stand-in for the local backend's URLs; the real one is tested with the route that checks it. */
+const signer = { sign: (payload: string) => `signed.${payload}`, verify: () => null };
+
+/** A body that sends `good` bytes, then fails as a client hanging up would. */
+function failingBody(good: Buffer): Readable {
+  let sent = false;
+  return new Readable({
+    read() {
+      if (!sent) {
+        sent = true;
+        this.push(good);
+      } else this.destroy(new Error('client went away'));
+    },
+  });
+}
+
+let root: string;
+let s3: S3TestServer;
+const backends: [string, () => FileStorage, () => Promise<string[]>][] = [
+  ['local disk', () => new LocalDiskStorage({ root, signer, urlForToken: (token) => `http://localhost/files/signed/${token}` }), async () => listLocal(root)],
+  ['S3', () => new S3Storage(s3.options), () => s3.objectKeys()],
+];
+
+function listLocal(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(directory.length + 1));
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'mirobody-storage-'));
+  s3 = await startS3TestServer();
+});
+afterAll(async () => {
+  rmSync(root, { recursive: true, force: true });
+  await s3.close();
+});
+
+describe.each(backends)('%s storage', (_name, make, listObjects) => {
+  it('stores a stream and reads it back whole and by range, then deletes it', async () => {
+    const storage = make();
+    const body = randomBytes(3 * 1024 * 1024 + 17);
+    await storage.put('ab/object-1', Readable.from([body.subarray(0, 1000), body.subarray(1000)]));
+    // Buffer.equals: Jest's deep equality walks megabytes byte by byte.
+    expect((await buffer(await storage.get('ab/object-1'))).equals(body)).toBe(true);
+    expect(await buffer(await storage.get('ab/object-1', { start: 10, end: 19 }))).toEqual(body.subarray(10, 20));
+    await storage.delete('ab/object-1');
+    await expect(storage.get('ab/object-1')).rejects.toBeInstanceOf(StoredObjectMissingError);
+    await storage.delete('ab/object-1');
+  });
+
+  it('leaves nothing behind when the body fails midway, small or multipart', async () => {
+    const storage = make();
+    await storage.put('cd/kept', Readable.from([Buffer.from('kept')]));
+    const before = await listObjects();
+    await expect(storage.put('cd/cut-small', failingBody(randomBytes(1000)))).rejects.toThrow();
+    await expect(storage.put('cd/cut-large', failingBody(randomBytes(20 * 1024 * 1024)))).rejects.toThrow();
+    expect(await listObjects()).toEqual(before);
+    await storage.delete('cd/kept');
+  });
+
+  it('refuses keys that could leave its root or prefix', async () => {
+    const storage = make();
+    for (const key of ['../escape', 'a/../../b', '/absolute', 'a//b', 'with space', '']) {
+      await expect(storage.put(key, Readable.from([Buffer.from('x')]))).rejects.toThrow(/malformed object key/);
+    }
+  });
+});
+
+describe('signed URLs', () => {
+  it('point at the app route on local disk', async () => {
+    const storage = backends[0][1]();
+    expect(await storage.signedReadUrl('ab/object', { filename: 'a.png', mime: 'image/png', expiresAt: new Date(Date.now() + 60_000) })).toBe(
+      'http://localhost/files/signed/signed.ab/object',
+    );
+  });
+
+  it('are presigned GETs on S3 that download the object with its name and type', async () => {
+    const storage = new S3Storage(s3.options);
+    const body = randomBytes(5000);
+    await storage.put('ef/photo', Readable.from([body]));
+    const url = await storage.signedReadUrl('ef/photo', { filename: 'Röntgen 1.png', mime: 'image/png', expiresAt: new Date(Date.now() + 60_000) });
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('content-disposition')).toContain('attachment');
+    expect(Buffer.from(await response.arrayBuffer())).toEqual(body);
+  });
+});

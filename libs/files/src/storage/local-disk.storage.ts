@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ByteRange, FileStorage, SignedUrlOptions } from './file-storage.js';
+import { assertObjectKey, StoredObjectMissingError } from './object-keys.js';
+import type { UrlSigner } from './url-signer.js';
+
+export interface LocalDiskStorageOptions {
+  /** `${DATA_DIR}/files`. */
+  root: string;
+  /** Signs the object key for the app's own download route. */
+  signer: UrlSigner;
+  /** Turns a signed token into the absolute URL of that route. */
+  urlForToken: (token: string) => string;
+}
+
+/**
+ * Objects as files under `root/objects`. A body is written to `root/incoming` first and renamed
+ * into place only when complete, so a reader never sees half an object and a failed upload leaves
+ * nothing but a temporary file that is removed on the spot.
+ */
+export class LocalDiskStorage implements FileStorage {
+  readonly backend = 'local' as const;
+  private readonly objectsDir: string;
+  private readonly incomingDir: string;
+
+  constructor(private readonly options: LocalDiskStorageOptions) {
+    this.objectsDir = join(options.root, 'objects');
+    this.incomingDir = join(options.root, 'incoming');
+  }
+
+  localPath(objectKey: string): string {
+    return join(this.objectsDir, assertObjectKey(objectKey));
+  }
+
+  async put(objectKey: string, body: Readable): Promise<void> {
+    const target = this.localPath(objectKey);
+    await mkdir(this.incomingDir, { recursive: true });
+    await mkdir(dirname(target), { recursive: true });
+    const temporary = join(this.incomingDir, `${randomBytes(12).toString('hex')}.part`);
+    try {
+      await pipeline(body, createWriteStream(temporary, { flags: 'wx' }));
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async get(objectKey: string, range?: ByteRange): Promise<Readable> {
+    const path = this.localPath(objectKey);
+    try {
+      await stat(path);
+    } catch {
+      throw new StoredObjectMissingError(objectKey);
+    }
+    return createReadStream(path, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async delete(objectKey: string): Promise<void> {
+    await rm(this.localPath(objectKey), { force: true });
+  }
+
+  async signedReadUrl(objectKey: string, { expiresAt }: SignedUrlOptions): Promise<string> {
+    return this.options.urlForToken(this.options.signer.sign(assertObjectKey(objectKey), expiresAt));
+  }
+}
