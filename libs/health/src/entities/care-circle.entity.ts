@@ -9,11 +9,11 @@ export class CareCircleEntity {
   @Column('text')
   name: string;
 
-  /** The user who created the circle (its first owner); ownership itself is a member's role. */
-  @Column('uuid', { name: 'created_by' })
-  createdBy: string;
+  /** The user who created the circle (its first owner); ownership itself is a member's role, so the circle outlives them. */
+  @Column('uuid', { name: 'created_by', nullable: true })
+  createdBy: string | null;
 
-  @ManyToOne('UserEntity', { onDelete: 'CASCADE' })
+  @ManyToOne('UserEntity', { onDelete: 'SET NULL' })
   @JoinColumn({ name: 'created_by', foreignKeyConstraintName: 'care_circles_created_by_fkey' })
   creator?: unknown;
 

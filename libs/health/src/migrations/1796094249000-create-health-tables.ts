@@ -7,9 +7,9 @@ export class CreateHealthTables1796094249000 implements MigrationInterface {
       CREATE TABLE care_circles (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
         name text NOT NULL,
-        created_by uuid NOT NULL,
+        created_by uuid,
         created_at timestamptz NOT NULL DEFAULT now(),
-        CONSTRAINT care_circles_created_by_fkey FOREIGN KEY (created_by) REFERENCES users (id) ON DELETE CASCADE
+        CONSTRAINT care_circles_created_by_fkey FOREIGN KEY (created_by) REFERENCES users (id) ON DELETE SET NULL
       )`);
     await queryRunner.query(`
       CREATE TABLE care_circle_members (
