@@ -1,6 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ConversationsModule } from '@app/conversations';
+import { HealthModule } from '@app/health';
+import { RenderChartService } from './chart/render-chart.service.js';
 import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
+import { SummarizeConversationService } from './conversations/summarize-conversation.service.js';
 import { EchoService } from './echo.service.js';
+import { FamilyHealthService } from './health/family-health.service.js';
 import { WhoamiService } from './whoami.service.js';
 
 export interface ToolsModuleOptions {
@@ -14,8 +19,8 @@ export class ToolsModule {
   static register(options: ToolsModuleOptions): DynamicModule {
     return {
       module: ToolsModule,
-      imports: options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [],
-      providers: [EchoService, WhoamiService],
+      imports: [HealthModule, ConversationsModule, ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [])],
+      providers: [EchoService, WhoamiService, FamilyHealthService, SummarizeConversationService, RenderChartService],
     };
   }
 }
