@@ -16,7 +16,7 @@ export class HealthAccessService {
   async sharedWith(userId: string): Promise<ReadablePerson[]> {
     const rows: { user_id: string; member_ids: string[]; name: string | null; email: string | null; nicknames: (string | null)[] }[] =
       await this.dataSource.query(
-        `SELECT them.user_id, array_agg(them.id ORDER BY them.created_at) AS member_ids, u.name, u.email,
+        `SELECT them.user_id, array_agg(them.id::text ORDER BY them.created_at) AS member_ids, u.name, u.email,
                 array_agg(them.nickname ORDER BY them.created_at) AS nicknames
            FROM care_circle_members me
            JOIN care_circle_members them ON them.circle_id = me.circle_id
