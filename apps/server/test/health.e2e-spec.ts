@@ -23,7 +23,7 @@ async function api(method: string, path: string, who: Person | null, body?: unkn
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }
 
-const quantity = (code: string, display: string, value: number, unit: string, time: Record<string, string>) => ({
+const quantity = (code: string, display: string, value: number, unit: string, time: Record<string, unknown>) => ({
   resourceType: 'Observation',
   status: 'final',
   code: { coding: [{ system: 'http://loinc.org', code, display }] },

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError } from '@app/common';
+import { ConflictError, ForbiddenError, NotFoundError } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type HealthAccess, type MemberRole } from '../entities/circle-member.entity.js';
@@ -132,7 +132,7 @@ export class CareCirclesService {
       await manager.update(CircleMemberEntity, { id: member.id }, { userId, status: answer, updatedAt: () => 'now()' });
       if (answer === 'declined') return null;
       const circle = await manager.getRepository(CareCircleEntity).findOneByOrFail({ id: member.circleId });
-      return circleView(circle, { ...member, userId, status: answer });
+      return circleView(circle, member);
     });
   }
 
