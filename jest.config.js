@@ -16,7 +16,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper: {
-    '^@app/(auth|conversations|database|health|mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@app/(auth|common|conversations|database|health|mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/apps/**/test/**/*.e2e-spec.ts'],

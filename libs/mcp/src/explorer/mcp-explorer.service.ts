@@ -1,9 +1,39 @@
-import { Injectable, Logger, Optional } from '@nestjs/common';
+import { Injectable, Logger, Optional, Scope } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { DiscoveryService } from '@nestjs/core';
+import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import type { DiscoveredCapabilities } from './descriptors.js';
 import { describeProvider, hasMcpMetadata, TOOL_CLASS_SUFFIX } from './describe-provider.js';
+
+const isScoped = (wrapper: InstanceWrapper) => wrapper.scope !== undefined && wrapper.scope !== Scope.DEFAULT;
+
+/** The request- or transient-scoped provider that makes the wrapper's dependency tree non-static, searched depth first. */
+function scopedDependency(wrapper: InstanceWrapper, seen = new Set<InstanceWrapper>()): InstanceWrapper | undefined {
+  if (isScoped(wrapper)) return wrapper;
+  for (const dependency of wrapper.getCtorMetadata() ?? []) {
+    if (!dependency || seen.has(dependency) || dependency.isDependencyTreeStatic()) continue;
+    seen.add(dependency);
+    return scopedDependency(dependency, seen) ?? dependency;
+  }
+  return undefined;
+}
+
+/**
+ * A tool class must be a singleton: it is explored once and its instance called for every
+ * request. One whose dependency tree is request-scoped would be listed and then fail on every
+ * call, so start-up stops instead, naming the dependency.
+ */
+function refuseRequestScoped(wrapper: InstanceWrapper): never {
+  const className = wrapper.metatype!.name;
+  const culprit = scopedDependency(wrapper);
+  const culpritName = culprit === wrapper ? `${className} itself` : String(culprit?.name ?? 'a dependency');
+  throw new ToolDefinitionError(
+    className,
+    `is not a singleton: ${culpritName} is request- or transient-scoped (the tool instance is created once and shared by every call)`,
+    'make the dependency a singleton, or read per-call data from @CurrentUser() / @ToolContext() instead of a request-scoped provider',
+  );
+}
 
 /** A tool class may opt out at start-up, e.g. when the integration it wraps is not configured. */
 export interface OptionalToolClass {
@@ -25,6 +55,7 @@ export class McpExplorer {
     const seen = new Set<object>();
     for (const wrapper of this.discovery.getProviders()) {
       const { instance, metatype } = wrapper;
+      if (metatype && !wrapper.isDependencyTreeStatic() && hasMcpMetadata(metatype.prototype)) refuseRequestScoped(wrapper);
       if (!instance || typeof instance !== 'object' || !metatype || seen.has(instance)) continue;
       seen.add(instance);
       const prototype = Object.getPrototypeOf(instance);
