@@ -1,4 +1,4 @@
-import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import passport from 'passport';
 import type { FastifyRequest } from 'fastify';
 import type { McpCallerResolver, UserInfo } from '@app/mcp';
@@ -23,8 +23,25 @@ export class AuthCallerResolver implements McpCallerResolver {
     const caller = await authenticate(credential.kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
     // The MCP session id, when there is one, replaces this in the registry.
     const sessionId = request.headers['mcp-session-id'] ?? request.headers['x-session-id'];
-    return typeof sessionId === 'string' && ACCEPTABLE_SESSION_ID.test(sessionId) ? { ...caller, sessionId } : caller;
+    const conversationId = perCallHeader(request, 'x-conversation-id');
+    const actingFor = perCallHeader(request, 'x-acting-for');
+    return {
+      ...caller,
+      ...(typeof sessionId === 'string' && ACCEPTABLE_SESSION_ID.test(sessionId) ? { sessionId } : {}),
+      ...(conversationId ? { conversationId } : {}),
+      ...(actingFor ? { actingFor } : {}),
+    };
   }
+}
+
+/** A per-call context header (conversation, acting-for): refused by name when malformed, never silently dropped. */
+function perCallHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !ACCEPTABLE_SESSION_ID.test(value)) {
+    throw new BadRequestException(`${name} must be one id of 1-128 letters, digits, '.', ':', '_' or '-'`);
+  }
+  return value;
 }
 
 /** The caller, or the strategy's HTTP exception (401 for a bad credential, 503 when the identity provider is unreachable). */

@@ -115,8 +115,10 @@ export class McpRegistry implements OnModuleInit {
       switch (parameter.kind) {
         case 'arg':
           return args[parameter.name!];
-        case 'caller':
-          return { ...caller, sessionId: sdk.sessionId ?? caller?.sessionId };
+        case 'caller': {
+          const sessionId = sdk.sessionId ?? caller?.sessionId;
+          return { ...caller, sessionId, conversationId: caller?.conversationId ?? sessionId };
+        }
         case 'context':
           return new McpToolContext(sdk);
       }
