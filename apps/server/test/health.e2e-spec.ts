@@ -166,11 +166,16 @@ describe('family_health in a three-person circle', () => {
     expect(await familyHealth('dave', {}, { 'x-acting-for': memberIds.bob! })).toEqual({ error: expect.stringContaining('does not share') });
   });
 
-  it('refuses an anonymous caller', async () => {
+  it('refuses an anonymous caller with the 401 challenge', async () => {
     await withClient(running.url, ERA, {}, async (client) => {
-      const result = await client.callTool({ name: 'family_health', arguments: {} });
-      expect(result.isError).toBe(true);
+      for (const name of ['family_health', 'summarize_conversation']) {
+        await expect(client.callTool({ name, arguments: { summary: 'x' } })).rejects.toThrow('Authentication required');
+      }
     });
+  });
+
+  it('refuses a malformed X-Acting-For by name', async () => {
+    await expect(familyHealth('alice', {}, { 'x-acting-for': 'not an id!' })).rejects.toThrow('x-acting-for');
   });
 });
 
