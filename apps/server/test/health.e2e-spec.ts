@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
+import { UserDataContributors } from '@app/common';
 import { bearer, signHs256, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
 import { connectClient, startApp, type RunningApp } from './support/test-app.js';
 
@@ -365,5 +366,28 @@ describe('render_chart', () => {
         expect(errorText(result)).toContain(says);
       }
     });
+  });
+});
+
+describe('user data', () => {
+  const contributor = (name: string) => running.app.get(UserDataContributors).all().find((entry) => entry.name === name)!.contributor;
+  const userId = async (who: Person) => ((await running.app.get(DataSource).query('SELECT id FROM users WHERE subject = $1', [who])) as { id: string }[])[0]!.id;
+
+  it("exports and erases a user's observations, memberships and conversation titles, and nobody else's", async () => {
+    const [bob, alice] = [await userId('bob'), await userId('alice')];
+    const exported = (await contributor('health').exportFor(bob)) as { observations: { code: { coding: { code: string }[] } }[]; circle_memberships: { circle_name: string }[] };
+    expect(exported.observations.map((entry) => entry.code.coding[0]!.code)).toEqual(['93832-4', '8867-4', '85354-9', '8867-4']);
+    expect(exported.circle_memberships).toEqual([expect.objectContaining({ circle_name: 'Family', health_access: 1 })]);
+    expect(await contributor('health').countFor(bob)).toBe(4);
+    expect(await contributor('conversations').exportFor(alice)).toEqual([expect.objectContaining({ id: 'conv-2' })]);
+
+    await contributor('health').eraseFor(bob);
+    expect(await contributor('health').countFor(bob)).toBe(0);
+    expect(await familyHealth('alice', { member: 'Bobby' })).toEqual({ error: expect.stringContaining('nobody who shares') });
+    expect((await api('GET', `/api/circles/${circleId}/members`, 'alice')).status).toBe(200);
+    expect(await contributor('health').countFor(await userId('carol'))).toBe(1);
+
+    await contributor('conversations').eraseFor(alice);
+    expect(await contributor('conversations').countFor(alice)).toBe(0);
   });
 });
