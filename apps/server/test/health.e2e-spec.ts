@@ -105,7 +105,26 @@ afterAll(async () => {
   await running?.close();
 });
 
-describe('tables', () => {
+describe('tables and documentation', () => {
+  it('documents every route with its body and answer types', async () => {
+    const document = (await api('GET', '/openapi.json', null)).body as { paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>>; components: { schemas: Record<string, unknown> } };
+    for (const [path, methods] of Object.entries({
+      '/api/circles': ['get', 'post'],
+      '/api/circles/{circleId}': ['patch', 'delete'],
+      '/api/circles/{circleId}/invitations': ['post'],
+      '/api/invitations/accept': ['post'],
+      '/api/circles/{circleId}/members/me': ['patch'],
+      '/api/circles/{circleId}/members/{memberId}': ['patch', 'delete'],
+      '/api/fhir': ['post'],
+      '/api/fhir/Observation': ['get', 'post'],
+      '/api/conversations': ['get'],
+      '/api/conversations/{conversationId}': ['delete'],
+    })) {
+      for (const method of methods) expect(document.paths[path]?.[method]?.security).toEqual(expect.arrayContaining([{ jwt: [] }]));
+    }
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['InviteDto', 'MyMembershipDto', 'MemberListDto', 'ConversationPageDto']));
+  });
+
   it('migrations build exactly what the entities describe', async () => {
     const log = await running.app.get(DataSource).driver.createSchemaBuilder().log();
     // TypeORM 1.x re-creates every named foreign key and gen_random_uuid() default on every table, the auth lib's
