@@ -117,12 +117,10 @@ describe('tables and documentation', () => {
       '/api/circles/{circleId}/members/{memberId}': ['patch', 'delete'],
       '/api/fhir': ['post'],
       '/api/fhir/Observation': ['get', 'post'],
-      '/api/conversations': ['get'],
-      '/api/conversations/{conversationId}': ['delete'],
     })) {
       for (const method of methods) expect(document.paths[path]?.[method]?.security).toEqual(expect.arrayContaining([{ jwt: [] }]));
     }
-    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['InviteDto', 'MyMembershipDto', 'MemberListDto', 'ConversationPageDto']));
+    expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['InviteDto', 'MyMembershipDto', 'MemberListDto']));
   });
 
   it('migrations build exactly what the entities describe', async () => {
@@ -323,90 +321,21 @@ describe('FHIR ingest and search', () => {
   });
 });
 
-describe('summarize_conversation and /api/conversations', () => {
-  it('titles the conversation named by X-Conversation-Id, cut at 200 characters on a character boundary', async () => {
-    const summary = `${'a'.repeat(199)}😀😀 and more`;
-    await withClient(running.url, ERA, { ...bearer(tokens.alice), 'x-conversation-id': 'conv-1' }, async (client) => {
-      expect(await structured(client, 'summarize_conversation', { summary })).toEqual({ updated: true });
-      expect(await structured(client, 'summarize_conversation', { summary: 'Sleep trends' })).toEqual({ updated: true });
-    });
-    await withClient(running.url, ERA, { ...bearer(tokens.alice), 'x-conversation-id': 'conv-2' }, (client) => structured(client, 'summarize_conversation', { summary }));
-    const list = await api('GET', '/api/conversations', 'alice');
-    expect(list.body.items.map((item: { id: string; title: string }) => [item.id, item.title])).toEqual([
-      ['conv-2', `${'a'.repeat(199)}😀`],
-      ['conv-1', 'Sleep trends'],
-    ]);
-    const firstPage = await api('GET', '/api/conversations?limit=1', 'alice');
-    expect(firstPage.body.items).toHaveLength(1);
-    const secondPage = await api('GET', `/api/conversations?limit=1&cursor=${firstPage.body.nextCursor}`, 'alice');
-    expect(secondPage.body).toEqual({ items: [expect.objectContaining({ id: 'conv-1' })], nextCursor: null });
-  });
-
-  it("keeps each user's conversations their own", async () => {
-    expect((await api('GET', '/api/conversations', 'bob')).body).toEqual({ items: [], nextCursor: null });
-    expect((await api('DELETE', '/api/conversations/conv-1', 'bob')).status).toBe(404);
-    expect((await api('DELETE', '/api/conversations/conv-1', null)).status).toBe(401);
-    expect((await api('DELETE', '/api/conversations/conv-1', 'alice')).status).toBe(204);
-    expect((await api('DELETE', '/api/conversations/conv-1', 'alice')).status).toBe(404);
-    expect((await api('GET', '/api/conversations?cursor=nonsense', 'alice')).status).toBe(400);
-  });
-
-  it('refuses an empty summary', async () => {
-    await withClient(running.url, ERA, bearer(tokens.alice), async (client) => {
-      expect((await client.callTool({ name: 'summarize_conversation', arguments: { summary: '   ' } })).isError).toBe(true);
-      expect((await client.callTool({ name: 'summarize_conversation', arguments: {} })).isError).toBe(true);
-    });
-  });
-});
-
-describe('render_chart', () => {
-  it('links its MCP Apps view and serves it', async () => {
-    await withClient(running.url, ERA, {}, async (client) => {
-      const { tools } = await client.listTools();
-      const tool = tools.find((entry) => entry.name === 'render_chart')!;
-      expect(tool._meta).toEqual({ ui: { resourceUri: 'ui://mirobody/render-chart.html' }, 'ui/resourceUri': 'ui://mirobody/render-chart.html' });
-      const { contents } = await client.readResource({ uri: 'ui://mirobody/render-chart.html' });
-      expect(contents[0]).toMatchObject({ mimeType: 'text/html;profile=mcp-app', text: expect.stringContaining('echarts') });
-    });
-  });
-
-  it('confirms a valid option for anyone and refuses a bad one naming what is wrong', async () => {
-    await withClient(running.url, ERA, {}, async (client) => {
-      const option = { xAxis: { type: 'category', data: ['Mon', 'Tue'] }, yAxis: { type: 'value' }, series: [{ type: 'line', data: [70.1, 70.4] }] };
-      expect(await structured(client, 'render_chart', { option, title: 'Weight' })).toEqual({ shown: true, series_count: 1, title: 'Weight' });
-      for (const [bad, says] of [
-        [{ xAxis: {} }, 'series'],
-        [{ series: [] }, 'series'],
-        [{ series: [{ data: [1] }] }, 'type'],
-        [{ series: [{ type: 'line', data: Array.from({ length: 40_000 }, (_, i) => i * 1.5) }] }, '256 KB'],
-      ] as const) {
-        const result = await client.callTool({ name: 'render_chart', arguments: { option: bad } });
-        expect(result.isError).toBe(true);
-        expect(errorText(result)).toContain(says);
-      }
-    });
-  });
-});
-
 describe('user data', () => {
   const contributor = (name: string) => running.app.get(UserDataContributors).all().find((entry) => entry.name === name)!.contributor;
   const userId = async (who: Person) => ((await running.app.get(DataSource).query('SELECT id FROM users WHERE subject = $1', [who])) as { id: string }[])[0]!.id;
 
-  it("exports and erases a user's observations, memberships and conversation titles, and nobody else's", async () => {
-    const [bob, alice] = [await userId('bob'), await userId('alice')];
+  it("exports and erases a user's observations and memberships, and nobody else's", async () => {
+    const bob = await userId('bob');
     const exported = (await contributor('health').exportFor(bob)) as { observations: { code: { coding: { code: string }[] } }[]; circle_memberships: { circle_name: string }[] };
     expect(exported.observations.map((entry) => entry.code.coding[0]!.code)).toEqual(['93832-4', '8867-4', '85354-9', '8867-4']);
     expect(exported.circle_memberships).toEqual([expect.objectContaining({ circle_name: 'Family', health_access: 1 })]);
     expect(await contributor('health').countFor(bob)).toBe(4);
-    expect(await contributor('conversations').exportFor(alice)).toEqual([expect.objectContaining({ id: 'conv-2' })]);
 
     await contributor('health').eraseFor(bob);
     expect(await contributor('health').countFor(bob)).toBe(0);
     expect(await familyHealth('alice', { member: 'Bobby' })).toEqual({ error: expect.stringContaining('nobody who shares') });
     expect((await api('GET', `/api/circles/${circleId}/members`, 'alice')).status).toBe(200);
     expect(await contributor('health').countFor(await userId('carol'))).toBe(1);
-
-    await contributor('conversations').eraseFor(alice);
-    expect(await contributor('conversations').countFor(alice)).toBe(0);
   });
 });
