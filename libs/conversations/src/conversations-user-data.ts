@@ -1,0 +1,25 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { UserDataContributor, type UserDataContributorShape } from '@app/common';
+import { ConversationEntity } from './conversation.entity.js';
+
+/** A user's conversation titles, for export and erasure. */
+@Injectable()
+@UserDataContributor('conversations')
+export class ConversationsUserData implements UserDataContributorShape {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async exportFor(userId: string): Promise<unknown> {
+    const rows = await this.dataSource.getRepository(ConversationEntity).find({ where: { userId }, order: { updatedAt: 'DESC' } });
+    return rows.map((row) => ({ id: row.id, title: row.title, created_at: row.createdAt, updated_at: row.updatedAt }));
+  }
+
+  async eraseFor(userId: string): Promise<void> {
+    await this.dataSource.getRepository(ConversationEntity).delete({ userId });
+  }
+
+  countFor(userId: string): Promise<number> {
+    return this.dataSource.getRepository(ConversationEntity).countBy({ userId });
+  }
+}

@@ -1,0 +1,39 @@
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
+import { Authenticated, CurrentCaller } from '@app/auth';
+import { ConversationsService } from './conversations.service.js';
+
+export class ConversationDto {
+  @ApiProperty({ description: 'The id the client uses (X-Conversation-Id, else the MCP session id)' }) id: string;
+  @ApiProperty({ maxLength: 200 }) title: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+  @ApiProperty({ format: 'date-time' }) updated_at: string;
+}
+
+export class ConversationPageDto {
+  @ApiProperty({ type: [ConversationDto] }) items: ConversationDto[];
+  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
+}
+
+/** The caller's conversations with the titles `summarize_conversation` set. */
+@ApiTags('conversations')
+@Controller('api/conversations')
+@Authenticated()
+export class ConversationsController {
+  constructor(private readonly conversations: ConversationsService) {}
+
+  @Get()
+  @ApiOkResponse({ type: ConversationPageDto, description: 'Newest first' })
+  list(@CurrentCaller() caller: UserInfo, @Query() page: PageQueryDto): Promise<ConversationPageDto> {
+    return this.conversations.list(caller.userId, page.limit ?? DEFAULT_PAGE_SIZE, page.cursor);
+  }
+
+  @Delete(':conversationId')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  @ApiNotFoundResponse({ description: 'No such conversation of yours' })
+  async remove(@CurrentCaller() caller: UserInfo, @Param('conversationId') conversationId: string): Promise<void> {
+    await this.conversations.remove(caller.userId, conversationId);
+  }
+}

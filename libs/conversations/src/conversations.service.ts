@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
+import { ConversationEntity } from './conversation.entity.js';
+import { toTitle } from './conversation-title.js';
+
+export interface ConversationView {
+  id: string;
+  title: string;
+  created_at: string;
+  updated_at: string;
+}
+
+const view = (row: ConversationEntity): ConversationView => ({
+  id: row.id,
+  title: row.title,
+  created_at: row.createdAt.toISOString(),
+  updated_at: row.updatedAt.toISOString(),
+});
+
+/** Titles of a user's conversations; every query is scoped to the user, so another's id is simply not found. */
+@Injectable()
+export class ConversationsService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Creates the conversation on its first title; a later title replaces the earlier one. */
+  async setTitle(userId: string, conversationId: string, summary: string): Promise<ConversationView> {
+    const title = toTitle(summary);
+    if (!title) throw new InvalidInputError('summary: must contain some text', { summary: 'empty' });
+    const [row] = await this.dataSource
+      .createQueryBuilder()
+      .insert()
+      .into(ConversationEntity)
+      .values({ userId, id: conversationId, title, updatedAt: () => 'now()' })
+      .orUpdate(['title', 'updated_at'], ['user_id', 'id'])
+      .returning(['id', 'title', 'created_at', 'updated_at'])
+      .execute()
+      .then((result) => result.raw as { id: string; title: string; created_at: Date; updated_at: Date }[]);
+    return { id: row!.id, title: row!.title, created_at: new Date(row!.created_at).toISOString(), updated_at: new Date(row!.updated_at).toISOString() };
+  }
+
+  /** Newest first (by last title change), keyset-paginated on (updated_at, id). */
+  async list(userId: string, limit: number, cursor?: string): Promise<Page<ConversationView>> {
+    const query = this.dataSource
+      .getRepository(ConversationEntity)
+      .createQueryBuilder('c')
+      .where('c.user_id = :userId', { userId })
+      .orderBy('c.updated_at', 'DESC')
+      .addOrderBy('c.id', 'DESC')
+      .take(limit + 1);
+    if (cursor) {
+      const [updatedAt, id] = decodeCursor(cursor);
+      if (typeof updatedAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(updatedAt))) {
+        throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page', { cursor: 'not a cursor this server issued' });
+      }
+      query.andWhere('(c.updated_at, c.id) < (:updatedAt, :id)', { updatedAt: new Date(updatedAt), id });
+    }
+    const rows = await query.getMany();
+    return toPage(rows, limit, (row) => [row.updatedAt.toISOString(), row.id], view);
+  }
+
+  async remove(userId: string, conversationId: string): Promise<void> {
+    const result = await this.dataSource.getRepository(ConversationEntity).delete({ userId, id: conversationId });
+    if (!result.affected) throw new NotFoundError(`No conversation ${conversationId}`);
+  }
+}

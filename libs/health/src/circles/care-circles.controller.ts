@@ -1,0 +1,121 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { UserInfo } from '@app/common';
+import { Authenticated, CurrentCaller } from '@app/auth';
+import {
+  CircleDto,
+  CircleListDto,
+  CircleNameDto,
+  InvitationAnswerDto,
+  InvitationOutcomeDto,
+  InviteDto,
+  IssuedInvitationDto,
+  MemberDto,
+  MemberListDto,
+  MemberRoleDto,
+  MyMembershipDto,
+} from '../dto/circle.dto.js';
+import { CareCirclesService } from './care-circles.service.js';
+
+/** Care circles: a circle the caller is not an accepted member of answers 404, exactly like a missing one. */
+@ApiTags('care-circles')
+@Controller('api')
+@Authenticated()
+@ApiNotFoundResponse({ description: 'No such circle or member, or not one of yours' })
+export class CareCirclesController {
+  constructor(private readonly circles: CareCirclesService) {}
+
+  @Post('circles')
+  @ApiCreatedResponse({ type: CircleDto, description: 'The circle, with the caller as its owner' })
+  create(@CurrentCaller() caller: UserInfo, @Body() body: CircleNameDto): Promise<CircleDto> {
+    return this.circles.create(caller.userId, body.name);
+  }
+
+  @Get('circles')
+  @ApiOkResponse({ type: CircleListDto, description: 'The circles the caller is an accepted member of' })
+  async list(@CurrentCaller() caller: UserInfo): Promise<CircleListDto> {
+    return { circles: await this.circles.list(caller.userId) };
+  }
+
+  @Patch('circles/:circleId')
+  @ApiOkResponse({ type: CircleDto })
+  @ApiForbiddenResponse({ description: 'Only owners and maintainers rename a circle' })
+  rename(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string, @Body() body: CircleNameDto): Promise<CircleDto> {
+    return this.circles.rename(caller.userId, circleId, body.name);
+  }
+
+  @Delete('circles/:circleId')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  @ApiForbiddenResponse({ description: 'Only owners delete a circle' })
+  async remove(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string): Promise<void> {
+    await this.circles.remove(caller.userId, circleId);
+  }
+
+  @Post('circles/:circleId/invitations')
+  @ApiCreatedResponse({ type: IssuedInvitationDto, description: 'The token is in this answer only; pass it to the invited person' })
+  @ApiForbiddenResponse({ description: 'Only owners and maintainers invite, and at most to their own role' })
+  @ApiConflictResponse({ description: 'That e-mail is already in the circle or invited' })
+  invite(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string, @Body() body: InviteDto): Promise<IssuedInvitationDto> {
+    return this.circles.invite(caller.userId, circleId, body.email, body.role ?? 'member');
+  }
+
+  @Post('invitations/accept')
+  @HttpCode(200)
+  @ApiOkResponse({ type: InvitationOutcomeDto })
+  @ApiConflictResponse({ description: 'Used, expired, or already a member' })
+  @ApiForbiddenResponse({ description: 'The inviter cannot answer their own invitation' })
+  async accept(@CurrentCaller() caller: UserInfo, @Body() body: InvitationAnswerDto): Promise<InvitationOutcomeDto> {
+    const circle = await this.circles.answerInvitation(caller.userId, body.token, 'accepted');
+    return { status: 'accepted', ...(circle ? { circle } : {}) };
+  }
+
+  @Post('invitations/decline')
+  @HttpCode(200)
+  @ApiOkResponse({ type: InvitationOutcomeDto })
+  async decline(@CurrentCaller() caller: UserInfo, @Body() body: InvitationAnswerDto): Promise<InvitationOutcomeDto> {
+    await this.circles.answerInvitation(caller.userId, body.token, 'declined');
+    return { status: 'declined' };
+  }
+
+  @Get('circles/:circleId/members')
+  @ApiOkResponse({ type: MemberListDto })
+  async members(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string): Promise<MemberListDto> {
+    return { members: await this.circles.members(caller.userId, circleId) };
+  }
+
+  @Patch('circles/:circleId/members/me')
+  @ApiOkResponse({ type: MemberDto, description: 'Your own nickname, health access, or withdrawal' })
+  @ApiConflictResponse({ description: 'The last owner cannot withdraw without handing over' })
+  updateMine(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string, @Body() body: MyMembershipDto): Promise<MemberDto> {
+    return this.circles.updateMine(caller.userId, circleId, body);
+  }
+
+  @Post('circles/:circleId/leave')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Left; the last person leaving deletes the circle' })
+  @ApiConflictResponse({ description: 'The last owner cannot leave without handing over' })
+  async leave(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string): Promise<void> {
+    await this.circles.leave(caller.userId, circleId);
+  }
+
+  @Patch('circles/:circleId/members/:memberId')
+  @ApiOkResponse({ type: MemberDto })
+  @ApiForbiddenResponse({ description: 'Only owners change roles, never their own' })
+  changeRole(
+    @CurrentCaller() caller: UserInfo,
+    @Param('circleId') circleId: string,
+    @Param('memberId') memberId: string,
+    @Body() body: MemberRoleDto,
+  ): Promise<MemberDto> {
+    return this.circles.changeRole(caller.userId, circleId, memberId, body.role);
+  }
+
+  @Delete('circles/:circleId/members/:memberId')
+  @HttpCode(204)
+  @ApiNoContentResponse()
+  @ApiForbiddenResponse({ description: 'Managers remove members; only owners remove maintainers or owners' })
+  async removeMember(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string, @Param('memberId') memberId: string): Promise<void> {
+    await this.circles.removeMember(caller.userId, circleId, memberId);
+  }
+}

@@ -1,0 +1,266 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, ForbiddenError, NotFoundError } from '@app/common';
+import { CareCircleEntity } from '../entities/care-circle.entity.js';
+import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
+import { CircleMemberEntity, type HealthAccess, type MemberRole } from '../entities/circle-member.entity.js';
+import { canChangeRole, canGrantRole, canLeave, canManage, canRemove } from './circle-rules.js';
+
+export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+
+export interface CircleView {
+  id: string;
+  name: string;
+  my_role: MemberRole;
+  my_member_id: string;
+  created_at: string;
+}
+
+export interface MemberView {
+  member_id: string;
+  name: string | null;
+  email: string | null;
+  nickname: string | null;
+  role: MemberRole;
+  status: CircleMemberEntity['status'];
+  health_access: HealthAccess;
+}
+
+export interface IssuedInvitation {
+  member_id: string;
+  email: string;
+  role: MemberRole;
+  /** Shown once: only its hash is stored. The inviter passes it on (e-mail, message). */
+  token: string;
+  expires_at: string;
+}
+
+export interface MembershipChange {
+  nickname?: string | null;
+  health_access?: HealthAccess;
+  status?: 'declined';
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/**
+ * Care circles and who is in them. Every method starts from the caller's own accepted membership, so a circle
+ * the caller is not in answers 404 exactly like one that does not exist.
+ */
+@Injectable()
+export class CareCirclesService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  async create(userId: string, name: string): Promise<CircleView> {
+    return this.dataSource.transaction(async (manager) => {
+      const circle = await manager.save(manager.create(CareCircleEntity, { name, createdBy: userId }));
+      const owner = await manager.save(manager.create(CircleMemberEntity, { circleId: circle.id, userId, role: 'owner', status: 'accepted' }));
+      return circleView(circle, owner);
+    });
+  }
+
+  async list(userId: string): Promise<CircleView[]> {
+    const memberships = await this.dataSource.getRepository(CircleMemberEntity).find({ where: { userId, status: 'accepted' }, order: { createdAt: 'ASC' } });
+    if (memberships.length === 0) return [];
+    const circles = await this.dataSource
+      .getRepository(CareCircleEntity)
+      .createQueryBuilder('circle')
+      .where('circle.id IN (:...ids)', { ids: memberships.map((member) => member.circleId) })
+      .getMany();
+    const byId = new Map(circles.map((circle) => [circle.id, circle]));
+    return memberships.map((member) => circleView(byId.get(member.circleId)!, member));
+  }
+
+  async rename(userId: string, circleId: string, name: string): Promise<CircleView> {
+    const me = await this.requireManager(this.dataSource.manager, userId, circleId);
+    const circles = this.dataSource.getRepository(CareCircleEntity);
+    await circles.update({ id: circleId }, { name });
+    return circleView((await circles.findOneByOrFail({ id: circleId })), me);
+  }
+
+  async remove(userId: string, circleId: string): Promise<void> {
+    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    if (me.role !== 'owner') throw new ForbiddenError('Only an owner of the circle can delete it');
+    await this.dataSource.getRepository(CareCircleEntity).delete({ id: circleId });
+  }
+
+  async invite(userId: string, circleId: string, email: string, role: MemberRole): Promise<IssuedInvitation> {
+    return this.dataSource.transaction(async (manager) => {
+      const me = await this.requireManager(manager, userId, circleId);
+      if (!canGrantRole(me.role, role)) throw new ForbiddenError(`A ${me.role} cannot invite someone as ${role}`);
+      const normalized = email.trim().toLowerCase();
+      const alreadyIn = await manager.query(
+        `SELECT 1 FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id
+          WHERE m.circle_id = $1 AND m.status <> 'declined' AND (lower(u.email) = $2 OR (m.user_id IS NULL AND m.invited_email = $2))`,
+        [circleId, normalized],
+      );
+      if (alreadyIn.length > 0) throw new ConflictError(`${normalized} is already in this circle or invited to it`);
+      const member = await manager.save(manager.create(CircleMemberEntity, { circleId, userId: null, role, status: 'pending', invitedEmail: normalized }));
+      const token = randomBytes(32).toString('base64url');
+      const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
+      await manager.save(manager.create(CircleInvitationEntity, { memberId: member.id, email: normalized, tokenHash: hashToken(token), invitedBy: userId, expiresAt }));
+      return { member_id: member.id, email: normalized, role, token, expires_at: expiresAt.toISOString() };
+    });
+  }
+
+  /** Accepting or declining needs the invitation's token; the person who issued it can do neither. */
+  async answerInvitation(userId: string, token: string, answer: 'accepted' | 'declined'): Promise<CircleView | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const invitation = await manager
+        .getRepository(CircleInvitationEntity)
+        .createQueryBuilder('invitation')
+        .setLock('pessimistic_write')
+        .where('invitation.token_hash = :hash', { hash: hashToken(token) })
+        .getOne();
+      if (!invitation) throw new NotFoundError('No invitation has this token');
+      if (invitation.usedAt) throw new ConflictError('This invitation has already been used');
+      if (invitation.expiresAt.getTime() <= Date.now()) throw new ConflictError('This invitation has expired; ask for a new one');
+      if (invitation.invitedBy === userId) throw new ForbiddenError('You cannot answer an invitation you issued yourself');
+      const member = await manager.getRepository(CircleMemberEntity).findOneByOrFail({ id: invitation.memberId });
+      const existing = await manager.getRepository(CircleMemberEntity).findOneBy({ circleId: member.circleId, userId });
+      await manager.update(CircleInvitationEntity, { id: invitation.id }, { usedAt: new Date() });
+      if (existing?.status === 'accepted') {
+        if (answer === 'accepted') throw new ConflictError('You are already in this circle');
+        // Declining an invitation to a circle one is already in: the invitation is simply used up.
+        await manager.delete(CircleMemberEntity, { id: member.id });
+        return null;
+      }
+      // A membership withdrawn earlier gives way to the answer to this new invitation.
+      if (existing) await manager.delete(CircleMemberEntity, { id: existing.id });
+      await manager.update(CircleMemberEntity, { id: member.id }, { userId, status: answer, updatedAt: () => 'now()' });
+      if (answer === 'declined') return null;
+      const circle = await manager.getRepository(CareCircleEntity).findOneByOrFail({ id: member.circleId });
+      return circleView(circle, member);
+    });
+  }
+
+  async members(userId: string, circleId: string): Promise<MemberView[]> {
+    await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const rows: MemberRow[] = await this.dataSource.query(
+      `SELECT m.id, m.role, m.status, m.nickname, m.health_access, m.invited_email, u.name, u.email
+         FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id
+        WHERE m.circle_id = $1 ORDER BY m.created_at, m.id`,
+      [circleId],
+    );
+    return rows.map(memberView);
+  }
+
+  /** Nickname, health access and withdrawing: each member sets these for themselves only. */
+  async updateMine(userId: string, circleId: string, change: MembershipChange): Promise<MemberView> {
+    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    if (change.status === 'declined') {
+      const others = await this.otherCounts(this.dataSource.manager, circleId, userId);
+      if (!canLeave(me.role, others.owners, others.members)) throw new ConflictError('You are the last owner: make another member an owner first');
+    }
+    await this.dataSource.getRepository(CircleMemberEntity).update(
+      { id: me.id },
+      {
+        ...(change.nickname !== undefined ? { nickname: change.nickname?.trim() || null } : {}),
+        ...(change.health_access !== undefined ? { healthAccess: change.health_access } : {}),
+        ...(change.status ? { status: change.status } : {}),
+        updatedAt: () => 'now()',
+      },
+    );
+    return this.memberById(me.id);
+  }
+
+  async changeRole(userId: string, circleId: string, memberId: string, role: MemberRole): Promise<MemberView> {
+    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const target = await this.requireMember(circleId, memberId);
+    if (!canChangeRole(me.role, target.role, role, target.id === me.id)) {
+      throw new ForbiddenError(target.id === me.id ? 'You cannot change your own role' : `A ${me.role} cannot make a ${target.role} a ${role}`);
+    }
+    await this.dataSource.getRepository(CircleMemberEntity).update({ id: target.id }, { role, updatedAt: () => 'now()' });
+    return this.memberById(target.id);
+  }
+
+  async removeMember(userId: string, circleId: string, memberId: string): Promise<void> {
+    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const target = await this.requireMember(circleId, memberId);
+    if (target.id === me.id) throw new ForbiddenError('Leave the circle instead of removing yourself');
+    if (!canRemove(me.role, target.role, false)) throw new ForbiddenError(`A ${me.role} cannot remove a ${target.role}`);
+    await this.dataSource.getRepository(CircleMemberEntity).delete({ id: target.id });
+  }
+
+  /** Leaving deletes one's membership; the last person to leave takes the circle with them. */
+  async leave(userId: string, circleId: string): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const me = await this.requireMembership(manager, userId, circleId);
+      const others = await this.otherCounts(manager, circleId, userId);
+      if (!canLeave(me.role, others.owners, others.members)) throw new ConflictError('You are the last owner: make another member an owner first');
+      if (others.members === 0) await manager.delete(CareCircleEntity, { id: circleId });
+      else await manager.delete(CircleMemberEntity, { id: me.id });
+    });
+  }
+
+  private async otherCounts(manager: EntityManager, circleId: string, userId: string): Promise<{ owners: number; members: number }> {
+    const [row] = await manager.query(
+      `SELECT count(*) FILTER (WHERE role = 'owner')::int AS owners, count(*)::int AS members
+         FROM care_circle_members WHERE circle_id = $1 AND status = 'accepted' AND user_id <> $2`,
+      [circleId, userId],
+    );
+    return row as { owners: number; members: number };
+  }
+
+  private async requireMembership(manager: EntityManager, userId: string, circleId: string): Promise<CircleMemberEntity> {
+    const me = isUuid(circleId) ? await manager.getRepository(CircleMemberEntity).findOneBy({ circleId, userId, status: 'accepted' }) : null;
+    if (!me) throw new NotFoundError(`No care circle ${circleId}`);
+    return me;
+  }
+
+  private async requireManager(manager: EntityManager, userId: string, circleId: string): Promise<CircleMemberEntity> {
+    const me = await this.requireMembership(manager, userId, circleId);
+    if (!canManage(me.role)) throw new ForbiddenError('Only owners and maintainers manage this circle');
+    return me;
+  }
+
+  private async requireMember(circleId: string, memberId: string): Promise<CircleMemberEntity> {
+    const member = isUuid(memberId) ? await this.dataSource.getRepository(CircleMemberEntity).findOneBy({ circleId, id: memberId }) : null;
+    if (!member) throw new NotFoundError(`No member ${memberId} in this circle`);
+    return member;
+  }
+
+  private async memberById(memberId: string): Promise<MemberView> {
+    const [row]: MemberRow[] = await this.dataSource.query(
+      `SELECT m.id, m.role, m.status, m.nickname, m.health_access, m.invited_email, u.name, u.email
+         FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id WHERE m.id = $1`,
+      [memberId],
+    );
+    return memberView(row!);
+  }
+}
+
+interface MemberRow {
+  id: string;
+  role: MemberRole;
+  status: CircleMemberEntity['status'];
+  nickname: string | null;
+  health_access: HealthAccess;
+  invited_email: string | null;
+  name: string | null;
+  email: string | null;
+}
+
+const memberView = (row: MemberRow): MemberView => ({
+  member_id: row.id,
+  name: row.name,
+  email: row.email ?? row.invited_email,
+  nickname: row.nickname,
+  role: row.role,
+  status: row.status,
+  health_access: row.health_access,
+});
+
+const circleView = (circle: CareCircleEntity, me: Pick<CircleMemberEntity, 'id' | 'role'>): CircleView => ({
+  id: circle.id,
+  name: circle.name,
+  my_role: me.role,
+  my_member_id: me.id,
+  created_at: circle.createdAt.toISOString(),
+});
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Ids are UUIDs; anything else is simply not found (and never reaches the database as a type error). */
+export const isUuid = (value: string): boolean => UUID.test(value);

@@ -1,0 +1,61 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { HEALTH_ACCESS } from '../entities/circle-member.entity.js';
+import type { ReadablePerson } from './member-resolution.js';
+
+/**
+ * Who may read whose health data. Always read fresh from the database: lowering access, declining, leaving or
+ * being removed takes effect on the very next call.
+ */
+@Injectable()
+export class HealthAccessService {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** The people who share their health data with the caller through a circle both are accepted members of. */
+  async sharedWith(userId: string): Promise<ReadablePerson[]> {
+    const rows: { user_id: string; member_ids: string[]; name: string | null; email: string | null; nicknames: (string | null)[] }[] =
+      await this.dataSource.query(
+        `SELECT them.user_id, array_agg(them.id::text ORDER BY them.created_at) AS member_ids, u.name, u.email,
+                array_agg(them.nickname ORDER BY them.created_at) AS nicknames
+           FROM care_circle_members me
+           JOIN care_circle_members them ON them.circle_id = me.circle_id
+           JOIN users u ON u.id = them.user_id
+          WHERE me.user_id = $1 AND me.status = 'accepted'
+            AND them.user_id <> $1 AND them.status = 'accepted' AND them.health_access >= $2
+          GROUP BY them.user_id, u.name, u.email
+          ORDER BY u.name NULLS LAST, them.user_id`,
+        [userId, HEALTH_ACCESS.view],
+      );
+    return rows.map((row) => ({
+      userId: row.user_id,
+      memberIds: row.member_ids,
+      name: row.name,
+      email: row.email,
+      nicknames: [...new Set(row.nicknames.filter((nickname): nickname is string => !!nickname))],
+    }));
+  }
+
+  /**
+   * The gate every read of someone's health data passes, separately from how that someone was found:
+   * oneself, or an accepted member of a circle the caller is also accepted in, who grants at least view access there.
+   */
+  async canReadHealth(callerId: string, subjectId: string): Promise<boolean> {
+    if (callerId === subjectId) return true;
+    const rows = await this.dataSource.query(
+      `SELECT 1 FROM care_circle_members me
+         JOIN care_circle_members them ON them.circle_id = me.circle_id
+        WHERE me.user_id = $1 AND me.status = 'accepted'
+          AND them.user_id = $2 AND them.status = 'accepted' AND them.health_access >= $3
+        LIMIT 1`,
+      [callerId, subjectId, HEALTH_ACCESS.view],
+    );
+    return rows.length > 0;
+  }
+
+  /** Whether a member id is one of the caller's own memberships (an acting-for that names oneself). */
+  async isOwnMemberId(userId: string, memberId: string): Promise<boolean> {
+    const rows = await this.dataSource.query('SELECT 1 FROM care_circle_members WHERE id::text = $1 AND user_id = $2', [memberId.toLowerCase(), userId]);
+    return rows.length > 0;
+  }
+}

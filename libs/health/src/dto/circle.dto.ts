@@ -1,0 +1,106 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { MEMBER_ROLES, MEMBER_STATUSES, type HealthAccess, type MemberRole, type MemberStatus } from '../entities/circle-member.entity.js';
+
+const trimmed = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
+
+/** `POST /api/circles`, `PATCH /api/circles/:circleId`. */
+export class CircleNameDto {
+  @ApiProperty({ maxLength: 100, example: 'Family' })
+  @trimmed()
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(100)
+  name: string;
+}
+
+/** `POST /api/circles/:circleId/invitations`. */
+export class InviteDto {
+  @ApiProperty({ example: 'mum@example.com', description: 'Where the inviter sends the token; only its holder can answer' })
+  @trimmed()
+  @IsEmail()
+  @MaxLength(320)
+  email: string;
+
+  @ApiPropertyOptional({ enum: MEMBER_ROLES, default: 'member', description: 'At most the inviter\'s own role' })
+  @IsOptional()
+  @IsIn(MEMBER_ROLES)
+  role?: MemberRole;
+}
+
+/** `POST /api/invitations/accept` and `/decline`: the token is the proof of being the invited person. */
+export class InvitationAnswerDto {
+  @ApiProperty({ description: 'The token from the invitation' })
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(200)
+  token: string;
+}
+
+/** `PATCH /api/circles/:circleId/members/me`: what each member sets for themselves only. */
+export class MyMembershipDto {
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 60, description: 'How the circle calls you; null clears it', example: 'Mum' })
+  @IsOptional()
+  @ValidateIf((_, value) => value !== null)
+  @IsString()
+  @MaxLength(60)
+  nickname?: string | null;
+
+  @ApiPropertyOptional({ enum: [0, 1, 2], description: 'What this circle may do with your health data: 0 none, 1 view, 2 edit' })
+  @IsOptional()
+  @IsInt()
+  @IsIn([0, 1, 2])
+  health_access?: HealthAccess;
+
+  @ApiPropertyOptional({ enum: ['declined'], description: 'Withdraw from the circle while keeping your place listed as declined' })
+  @IsOptional()
+  @IsIn(['declined'])
+  status?: 'declined';
+}
+
+/** `PATCH /api/circles/:circleId/members/:memberId`. */
+export class MemberRoleDto {
+  @ApiProperty({ enum: MEMBER_ROLES })
+  @IsIn(MEMBER_ROLES)
+  role: MemberRole;
+}
+
+export class CircleDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() name: string;
+  @ApiProperty({ enum: MEMBER_ROLES }) my_role: MemberRole;
+  @ApiProperty({ format: 'uuid' }) my_member_id: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class CircleListDto {
+  @ApiProperty({ type: [CircleDto] }) circles: CircleDto[];
+}
+
+export class MemberDto {
+  @ApiProperty({ format: 'uuid', description: 'Opaque member id; also what X-Acting-For and family_health take' }) member_id: string;
+  @ApiProperty({ type: String, nullable: true }) name: string | null;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+  @ApiProperty({ type: String, nullable: true }) nickname: string | null;
+  @ApiProperty({ enum: MEMBER_ROLES }) role: MemberRole;
+  @ApiProperty({ enum: MEMBER_STATUSES }) status: MemberStatus;
+  @ApiProperty({ enum: [0, 1, 2] }) health_access: HealthAccess;
+}
+
+export class MemberListDto {
+  @ApiProperty({ type: [MemberDto] }) members: MemberDto[];
+}
+
+export class IssuedInvitationDto {
+  @ApiProperty({ format: 'uuid' }) member_id: string;
+  @ApiProperty() email: string;
+  @ApiProperty({ enum: MEMBER_ROLES }) role: MemberRole;
+  @ApiProperty({ description: 'Shown once; only its hash is stored' }) token: string;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
+}
+
+export class InvitationOutcomeDto {
+  @ApiProperty({ enum: ['accepted', 'declined'] }) status: 'accepted' | 'declined';
+  @ApiPropertyOptional({ type: CircleDto }) circle?: CircleDto;
+}

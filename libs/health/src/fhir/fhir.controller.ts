@@ -1,0 +1,47 @@
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Bundle, Observation } from '@medplum/fhirtypes';
+import type { UserInfo } from '@app/common';
+import { Authenticated, CurrentCaller } from '@app/auth';
+import { DEFAULT_SEARCH_COUNT, ObservationSearchDto } from '../dto/fhir.dto.js';
+import { parseDateParams } from './fhir-search.js';
+import { ObservationsService } from './observations.service.js';
+
+const FHIR_OBJECT = { type: 'object', additionalProperties: true } as const;
+
+/**
+ * The caller's own FHIR R4 Observations. Bodies are validated against the FHIR definitions (not DTOs), and every
+ * problem is named by path: `Observation.valueQuantity.value`, `Bundle.entry[2].resource.status`.
+ */
+@ApiTags('fhir')
+@Controller('api/fhir')
+@Authenticated()
+export class FhirController {
+  constructor(private readonly observations: ObservationsService) {}
+
+  @Post('Observation')
+  @ApiBody({ description: 'A FHIR R4 Observation (application/json or application/fhir+json)', schema: FHIR_OBJECT })
+  @ApiCreatedResponse({ description: 'The stored Observation, with its server-assigned id', schema: FHIR_OBJECT })
+  @ApiBadRequestResponse({ description: 'Not a valid Observation; `fields` maps each path to its problem' })
+  create(@CurrentCaller() caller: UserInfo, @Body() body: unknown): Promise<Observation> {
+    return this.observations.createOne(caller.userId, body);
+  }
+
+  @Post()
+  @ApiBody({ description: 'A Bundle of type batch, transaction or collection whose entries create Observations', schema: FHIR_OBJECT })
+  @ApiCreatedResponse({ description: 'A batch-response (per entry) or transaction-response Bundle', schema: FHIR_OBJECT })
+  @ApiBadRequestResponse({ description: 'A transaction or collection with any bad entry stores nothing; `fields` names entry index and path' })
+  ingest(@CurrentCaller() caller: UserInfo, @Body() body: unknown): Promise<Bundle> {
+    return this.observations.ingestBundle(caller.userId, body);
+  }
+
+  @Get('Observation')
+  @ApiOkResponse({ description: 'A searchset Bundle of the caller\'s own Observations, newest first by clinical time', schema: FHIR_OBJECT })
+  search(@CurrentCaller() caller: UserInfo, @Query() query: ObservationSearchDto): Promise<Bundle<Observation>> {
+    return this.observations.searchset(caller.userId, {
+      count: query._count ?? DEFAULT_SEARCH_COUNT,
+      ...(query.code ? { code: query.code } : {}),
+      dateBounds: parseDateParams(query.date ?? []),
+    });
+  }
+}

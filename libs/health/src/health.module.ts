@@ -1,0 +1,41 @@
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { FastifyInstance } from 'fastify';
+import { DatabaseModule } from '@app/database';
+import { CareCirclesController } from './circles/care-circles.controller.js';
+import { CareCirclesService } from './circles/care-circles.service.js';
+import { HealthAccessService } from './circles/health-access.service.js';
+import { CareCircleEntity } from './entities/care-circle.entity.js';
+import { CircleInvitationEntity } from './entities/circle-invitation.entity.js';
+import { CircleMemberEntity } from './entities/circle-member.entity.js';
+import { ObservationEntity } from './entities/observation.entity.js';
+import { FhirController } from './fhir/fhir.controller.js';
+import { ObservationsService } from './fhir/observations.service.js';
+import { HealthUserData } from './health-user-data.js';
+import { CreateHealthTables1796094249000 } from './migrations/1796094249000-create-health-tables.js';
+import { FamilyHealthReader } from './family-health.reader.js';
+
+const FHIR_JSON = 'application/fhir+json';
+
+/** Care circles, FHIR Observations and who may read whose: the tables, the REST API and the services tools use. */
+@Module({
+  imports: [
+    DatabaseModule.forFeature({
+      entities: [CareCircleEntity, CircleMemberEntity, CircleInvitationEntity, ObservationEntity],
+      migrations: [CreateHealthTables1796094249000],
+    }),
+  ],
+  controllers: [CareCirclesController, FhirController],
+  providers: [CareCirclesService, HealthAccessService, ObservationsService, FamilyHealthReader, HealthUserData],
+  exports: [HealthAccessService, FamilyHealthReader],
+})
+export class HealthModule implements OnModuleInit {
+  constructor(private readonly adapterHost: HttpAdapterHost) {}
+
+  /** FHIR clients send `application/fhir+json`; it is JSON, parsed like the rest. */
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
+    if (!fastify || fastify.hasContentTypeParser(FHIR_JSON)) return;
+    fastify.addContentTypeParser(FHIR_JSON, { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+  }
+}

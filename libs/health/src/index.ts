@@ -1,0 +1,3 @@
+export { HealthModule } from './health.module.js';
+export { HealthAccessService } from './circles/health-access.service.js';
+export { FamilyHealthReader, type FamilyHealthAnswer, type FamilyHealthCaller, type FamilyHealthQuery } from './family-health.reader.js';
