@@ -34,7 +34,6 @@ export class AppModule {
           sessionIdleMs: config.MCP_SESSION_IDLE_SECONDS * 1000,
           maxSessions: config.MCP_MAX_SESSIONS,
           resourceMetadataUrl: `${config.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource`,
-          ...(config.MCP_SESSION_SECRET ? { sessionSecret: config.MCP_SESSION_SECRET } : {}),
           ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),
         }),
         AuthModule.register(config),
