@@ -11,7 +11,8 @@ export const SEARCH_VECTOR_EXPRESSION = `to_tsvector('english'::regconfig, searc
  *   index-only, since live rows are the `deleted_at IS NULL` range of each user.
  * - `memories_user_dedupe_key` makes "one live memory per normalized text and user" a database
  *   rule (md5: the key may be longer than a btree entry allows).
- * - a GIN index on the full-text vector.
+ * - a GIN index on (user, full-text vector) (btree_gin): a word common across all users is looked
+ *   up only among the caller's rows, without first collecting every row of the caller.
  * - `memory_words`, each user's vocabulary (every word of three letters or more they ever stored),
  *   with a GIN index on (user, trigrams of the word): a misspelt query word is corrected against
  *   the user's few thousand words instead of comparing trigrams with every row (measured: that
@@ -53,7 +54,7 @@ export class CreateMemories1796094241000 implements MigrationInterface {
     );
     await queryRunner.query('CREATE INDEX memories_user_live_created_idx ON memories (user_id, deleted_at, created_at, id)');
     await queryRunner.query('CREATE UNIQUE INDEX memories_user_dedupe_key ON memories (user_id, md5(dedupe_key)) WHERE deleted_at IS NULL');
-    await queryRunner.query('CREATE INDEX memories_search_vector_idx ON memories USING gin (search_vector)');
+    await queryRunner.query('CREATE INDEX memories_search_vector_idx ON memories USING gin (user_id, search_vector)');
     await queryRunner.query(`
       CREATE TABLE memory_words (
         user_id uuid NOT NULL,

@@ -22,7 +22,7 @@ export const CORRECTION_SIMILARITY = 0.35;
  * every query word are always collected first (up to this many as well), so the cap only drops
  * partial matches of very common words.
  */
-export const MATCH_CAP = 1000;
+export const MATCH_CAP = 500;
 
 /**
  * Both lexical lists in one round trip, each scoped to the user's live memories and ranked by
