@@ -10,6 +10,8 @@ export interface UserInfo {
   readonly email?: string;
   readonly name?: string;
   readonly roles?: readonly string[];
+  /** The agent calling for the user: named by the credential, else by `?agent=` on `/mcp`; decides which tools it sees. */
+  readonly agent?: string;
 }
 
 /**
@@ -22,13 +24,18 @@ export interface McpCallerResolver {
 
 export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');
 
-/** The resolved caller travels through the SDK inside `AuthInfo.extra`. */
-export function toAuthInfo(caller: UserInfo): AuthInfo {
-  return { token: '', clientId: caller.userId, scopes: [], extra: { caller } };
+/** The resolved caller and agent travel through the SDK inside `AuthInfo.extra`; an anonymous caller may still name an agent. */
+export function toAuthInfo(caller: UserInfo | undefined, agent = caller?.agent): AuthInfo | undefined {
+  if (!caller && agent === undefined) return undefined;
+  return { token: '', clientId: caller?.userId ?? '', scopes: [], extra: { ...(caller ? { caller: { ...caller, agent } } : {}), agent } };
 }
 
 export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
   return authInfo?.extra?.caller as UserInfo | undefined;
+}
+
+export function agentFromAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
+  return authInfo?.extra?.agent as string | undefined;
 }
 
 /** What the server reports after each `tools/call` by a known caller, e.g. for an access log. */

@@ -14,12 +14,13 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
+import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
+import { requestedAgent } from './requested-agent.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
@@ -97,12 +98,13 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     let authInfo: AuthInfo | undefined;
     try {
       const caller = await this.callerResolver?.resolve(request);
-      authInfo = caller ? toAuthInfo(caller) : undefined;
+      // The credential's agent, when it names one, is not the request's to change.
+      authInfo = toAuthInfo(caller, caller?.agent ?? requestedAgent(request));
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
       return this.refuse(response, error.getStatus(), error.message);
     }
-    if (!authInfo && this.callsAuthTool(request.body)) {
+    if (!callerFromAuthInfo(authInfo) && this.callsAuthTool(request.body, agentFromAuthInfo(authInfo))) {
       return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user');
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
@@ -165,11 +167,11 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** True when the body calls a tool that acts for a user; such a call without credentials is challenged, not run. */
-  private callsAuthTool(body: unknown): boolean {
+  private callsAuthTool(body: unknown, agent: string | undefined): boolean {
     const messages = Array.isArray(body) ? body : [body];
     return messages.some((message) => {
       if (jsonRpcKind(message) !== 'request' || message.method !== 'tools/call') return false;
-      return this.registry.getTool(String(message.params?.name))?.descriptor.requiresCaller === true;
+      return this.registry.getTool(String(message.params?.name), agent)?.descriptor.requiresCaller === true;
     });
   }
 

@@ -9,11 +9,15 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { callerFromAuthInfo, MCP_CALL_OBSERVER, type McpCallObserver, type UserInfo } from '../caller.js';
+import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
+import { describeOrigin } from '../tool-directories/tool-origin.js';
+import { ToolVisibility } from '../visibility/tool-visibility.js';
+import { inProcessContext } from './in-process-context.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './llm-functions.js';
 import { McpCatalog } from './mcp-catalog.js';
@@ -28,6 +32,13 @@ export interface RegisteredTool {
   readonly invoke: ToolInvoker;
 }
 
+export interface InProcessCallOptions {
+  /** The agent the call is made for: its tool lists apply as on `/mcp`. */
+  agent?: string;
+  /** Cancels the call, as a client's cancellation would. */
+  signal?: AbortSignal;
+}
+
 export const AUTHENTICATION_REQUIRED = 'Authentication required: this tool acts for a user; send a bearer token or MCP secret';
 
 /**
@@ -39,13 +50,19 @@ export class McpRegistry implements OnModuleInit {
   private readonly logger = new Logger('McpRegistry');
   private readonly tools = new Map<string, RegisteredTool>();
   private listResult: ListToolsResult = { tools: [] };
-  catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] });
+  private readonly listsByAgent = new Map<string, ListToolsResult>();
+  private readonly visibility: ToolVisibility;
+  catalog: McpCatalog;
 
   constructor(
     private readonly explorer: McpExplorer,
     private readonly contextCreator: ExternalContextCreator,
     @Optional() @Inject(MCP_CALL_OBSERVER) private readonly observer?: McpCallObserver,
-  ) {}
+    @Optional() @Inject(MCP_MODULE_OPTIONS) options?: Pick<McpModuleOptions, 'agentTools'>,
+  ) {
+    this.visibility = new ToolVisibility(options?.agentTools);
+    this.catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] }, this.visibility);
+  }
 
   onModuleInit(): void {
     this.load(this.explorer.explore());
@@ -55,16 +72,30 @@ export class McpRegistry implements OnModuleInit {
   load(found: DiscoveredCapabilities): void {
     const validator = new ArgumentValidator();
     this.tools.clear();
+    this.listsByAgent.clear();
     for (const descriptor of found.tools) {
+      const validate = this.compileOrSkip(validator, descriptor);
+      if (!validate) continue;
       this.tools.set(descriptor.name, {
         descriptor,
         definition: toToolDefinition(descriptor),
-        validate: compileOrExplain(validator, descriptor),
+        validate,
         invoke: createToolInvoker(descriptor, this.contextCreator),
       });
     }
     this.listResult = Object.freeze({ tools: [...this.tools.values()].map((tool) => tool.definition) });
-    this.catalog = new McpCatalog(found);
+    this.catalog = new McpCatalog(found, this.visibility);
+  }
+
+  /** A directory tool whose hand-written schema does not compile is skipped like a file that fails to import; a packaged one stops start-up. */
+  private compileOrSkip(validator: ArgumentValidator, descriptor: ToolDescriptor): RegisteredTool['validate'] | undefined {
+    try {
+      return compileOrExplain(validator, descriptor);
+    } catch (error) {
+      if (descriptor.origin.kind === 'packaged') throw error;
+      this.logger.error(`Error importing tool module ${describeOrigin(descriptor.origin)}: ${(error as Error).message}`);
+      return undefined;
+    }
   }
 
   get size(): number {
@@ -75,17 +106,22 @@ export class McpRegistry implements OnModuleInit {
     return this.tools.size > 0;
   }
 
-  listTools(): ListToolsResult {
-    return this.listResult;
+  /** The `tools/list` payload the agent sees (everything without an agent, or for one without lists); built once per agent. */
+  listTools(agent?: string): ListToolsResult {
+    return this.visibility.view(this.listsByAgent, agent, this.listResult, (allows) =>
+      Object.freeze({ tools: this.listResult.tools.filter((tool) => allows(tool.name)) }),
+    );
   }
 
-  getTool(name: string): RegisteredTool | undefined {
-    return this.tools.get(name);
+  /** A tool the agent may see; a hidden one is as unknown as one that does not exist. */
+  getTool(name: string, agent?: string): RegisteredTool | undefined {
+    const tool = this.tools.get(name);
+    return tool && this.visibility.allows(name, agent) ? tool : undefined;
   }
 
   /** Validates, resolves the caller, runs the tool and maps its result; a failing tool never escapes as an exception. */
   async callTool(name: string, rawArgs: unknown, sdk: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const tool = this.tools.get(name);
+    const tool = this.getTool(name, agentFromAuthInfo(sdk.http?.authInfo));
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const caller = callerFromAuthInfo(sdk.http?.authInfo);
     if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
@@ -123,23 +159,38 @@ export class McpRegistry implements OnModuleInit {
     });
   }
 
-  /** Tools as OpenAI Chat Completions function tools. */
-  toOpenAiChatTools() {
-    return this.functionSources().map(toOpenAiChatFunction);
+  /**
+   * Calls a tool from code in this process (an agent loop, a scheduled job) with the rules of
+   * `/mcp`: the agent's lists, argument validation, the caller requirement, enhancers, result
+   * mapping. An unknown or hidden tool throws like `tools/call` answers it.
+   */
+  call(name: string, args: Record<string, unknown>, caller: UserInfo | undefined, options: InProcessCallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+    const agent = options.agent ?? caller?.agent;
+    return this.callTool(name, args, inProcessContext(caller, agent, options.signal ?? new AbortController().signal));
   }
 
-  /** Tools as OpenAI Responses API function tools. */
-  toOpenAiResponsesTools() {
-    return this.functionSources().map(toOpenAiResponsesFunction);
+  /** Where each tool the agent sees comes from: `packaged`, or its file in a tool directory. */
+  origins(agent?: string): Record<string, string> {
+    return Object.fromEntries(this.listTools(agent).tools.map((tool) => [tool.name, describeOrigin(this.tools.get(tool.name)!.descriptor.origin)]));
   }
 
-  /** Tools as Gemini function declarations. */
-  toGeminiFunctionDeclarations() {
-    return this.functionSources().map(toGeminiFunction);
+  /** The agent's tools as OpenAI Chat Completions function tools. */
+  toOpenAiChatTools(agent?: string) {
+    return this.functionSources(agent).map(toOpenAiChatFunction);
   }
 
-  private functionSources() {
-    return [...this.tools.values()].map(({ definition }) => ({
+  /** The agent's tools as OpenAI Responses API function tools. */
+  toOpenAiResponsesTools(agent?: string) {
+    return this.functionSources(agent).map(toOpenAiResponsesFunction);
+  }
+
+  /** The agent's tools as Gemini function declarations. */
+  toGeminiFunctionDeclarations(agent?: string) {
+    return this.functionSources(agent).map(toGeminiFunction);
+  }
+
+  private functionSources(agent: string | undefined) {
+    return this.listTools(agent).tools.map((definition) => ({
       name: definition.name,
       description: definition.description,
       inputSchema: definition.inputSchema as Record<string, unknown>,
