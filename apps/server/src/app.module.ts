@@ -3,7 +3,7 @@ import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { AUTH_MIGRATIONS, AuthModule } from '@app/auth';
 import { DatabaseModule } from '@app/database';
-import { McpModule } from '@app/mcp';
+import { McpModule, ToolDirectoriesModule } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
 import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
@@ -33,10 +33,13 @@ export class AppModule {
           resourceMetadataUrl: `${config.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource`,
           ...(config.MCP_SESSION_SECRET ? { sessionSecret: config.MCP_SESSION_SECRET } : {}),
           ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),
+          agentTools: config.AGENT_TOOLS,
         }),
         AuthModule.register(config),
         ToolsModule.register(config),
         ...(extensions.imports ?? []),
+        // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
+        ...(config.MCP_TOOL_DIRS.length ? [ToolDirectoriesModule.register({ directories: config.MCP_TOOL_DIRS })] : []),
       ],
       controllers: [HealthController],
       providers: [GracefulShutdown],

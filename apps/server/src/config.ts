@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
+import { agentToolListsFrom, isAgentListKey, type AgentToolLists } from '@app/mcp';
 
 /** A configuration value that cannot be used; start-up stops with this message. */
 export class ConfigError extends Error {
@@ -34,6 +35,10 @@ export interface AppConfig extends AuthModuleOptions {
   MCP_SESSION_SECRET?: string;
   /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
   MCP_ALLOWED_HOSTS?: string[];
+  /** Directories of deployed tool files, in order: the first that defines a tool name wins over later ones and the packaged tools. */
+  MCP_TOOL_DIRS: string[];
+  /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`, by agent. */
+  AGENT_TOOLS: AgentToolLists;
 }
 
 /** Every key a config file or the environment may set. */
@@ -50,6 +55,7 @@ export const CONFIG_KEYS = [
   'MCP_MAX_SESSIONS',
   'MCP_SESSION_SECRET',
   'MCP_ALLOWED_HOSTS',
+  'MCP_TOOL_DIRS',
   'JWT_SECRET',
   'JWKS_URL',
   'JWT_ISSUER',
@@ -208,13 +214,18 @@ function readConfigFile(path: string): Env {
   const values: Env = {};
   for (const [key, value] of Object.entries(content)) {
     // A misspelt key would otherwise be ignored without a word.
-    if (!(CONFIG_KEYS as readonly string[]).includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
+    if (!isConfigKey(key)) throw new ConfigError(key, `unknown key in ${name}`);
     if (value === null) continue;
     if (Array.isArray(value)) values[key] = value.join(',');
     else if (typeof value === 'object') throw new ConfigError(key, `expected a single value or a list in ${name}`);
     else values[key] = String(value);
   }
   return values;
+}
+
+/** A fixed key, or an agent's tool list (`ALLOWED_TOOLS_{NAME}`, `DISALLOWED_TOOLS_{NAME}`). */
+function isConfigKey(key: string): boolean {
+  return (CONFIG_KEYS as readonly string[]).includes(key) || isAgentListKey(key);
 }
 
 /** The layers, later wins: config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
@@ -226,7 +237,13 @@ function layered(env: Env, configDir: string | undefined): Env {
   }
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
-  const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
+  // An agent's list set to nothing is a list (of no tools), not an unset key.
+  const fromEnv = Object.fromEntries(
+    Object.keys(env)
+      .filter((key) => ((CONFIG_KEYS as readonly string[]).includes(key) && env[key] !== '') || isAgentListKey(key))
+      .filter((key) => env[key] !== undefined)
+      .map((key) => [key, env[key]]),
+  );
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
@@ -257,6 +274,8 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_MAX_SESSIONS: integer(env, 'MCP_MAX_SESSIONS', 10_000, 1, 1_000_000),
     MCP_SESSION_SECRET: secret || undefined,
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
+    MCP_TOOL_DIRS: (list(env, 'MCP_TOOL_DIRS') ?? []).map((directory) => resolve(directory)),
+    AGENT_TOOLS: agentToolListsFrom(env),
     ...authConfig(env, environment.NODE_ENV === 'production'),
   };
 }

@@ -82,7 +82,8 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
   }
 
   async validate(request: FastifyRequest): Promise<UserInfo> {
-    return this.users.callerFromUser(await this.secrets.owner(credentialOf(request, 'secret')));
+    const { user, agent } = await this.secrets.holder(credentialOf(request, 'secret'));
+    return this.users.callerFromUser(user, agent);
   }
 
   onModuleDestroy(): void {
