@@ -5,6 +5,7 @@ import { AUTH_MIGRATIONS, AuthModule } from '@app/auth';
 import { DatabaseModule } from '@app/database';
 import { McpModule, ToolDirectoriesModule } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
+import { AdminToolsController } from './admin-tools.controller.js';
 import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
@@ -41,7 +42,7 @@ export class AppModule {
         // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
         ...(config.MCP_TOOL_DIRS.length ? [ToolDirectoriesModule.register({ directories: config.MCP_TOOL_DIRS })] : []),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, AdminToolsController],
       providers: [GracefulShutdown],
     };
   }

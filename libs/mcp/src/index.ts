@@ -6,10 +6,12 @@ export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/m
 export { agentFromAuthInfo, MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, type McpCallerResolver, type McpCallObserver, type ToolCallEvent, type UserInfo } from './caller.js';
 export { McpToolContext } from './context/mcp-tool-context.js';
 export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
-export { exploreClasses, type ClassToExplore } from './explorer/explore-classes.js';
+export { exploreClasses, type ClassToExplore, type ExploreLog } from './explorer/explore-classes.js';
 export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';
 export { McpModule, type McpModuleSettings } from './mcp.module.js';
 export { McpRegistry, type InProcessCallOptions } from './registry/mcp-registry.js';
+export { offlineCatalog, type OfflineCatalogSource } from './registry/offline-catalog.js';
+export { CATALOG_FORMATS, type CatalogFormat, type ToolCatalog } from './registry/tool-catalog.js';
 export { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './registry/llm-functions.js';
 export { MCP_CONTEXT_TYPE } from './registry/tool-invoker.js';
 export { fail, ok, type ToolResult } from './registry/tool-result.js';

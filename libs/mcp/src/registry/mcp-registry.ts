@@ -14,13 +14,14 @@ import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
-import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { describeOrigin } from '../tool-directories/tool-origin.js';
 import { ToolVisibility } from '../visibility/tool-visibility.js';
 import { inProcessContext } from './in-process-context.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './llm-functions.js';
 import { McpCatalog } from './mcp-catalog.js';
+import { formatCatalog, type CatalogFormat, type ToolCatalog } from './tool-catalog.js';
+import { compileOrSkip, toToolDefinition } from './tool-definition.js';
 import { createToolInvoker, type ToolInvoker } from './tool-invoker.js';
 import { errorResult, toCallToolResult } from './tool-result.js';
 
@@ -74,7 +75,7 @@ export class McpRegistry implements OnModuleInit {
     this.tools.clear();
     this.listsByAgent.clear();
     for (const descriptor of found.tools) {
-      const validate = this.compileOrSkip(validator, descriptor);
+      const validate = compileOrSkip(validator, descriptor, this.logger);
       if (!validate) continue;
       this.tools.set(descriptor.name, {
         descriptor,
@@ -87,16 +88,7 @@ export class McpRegistry implements OnModuleInit {
     this.catalog = new McpCatalog(found, this.visibility);
   }
 
-  /** A directory tool whose hand-written schema does not compile is skipped like a file that fails to import; a packaged one stops start-up. */
-  private compileOrSkip(validator: ArgumentValidator, descriptor: ToolDescriptor): RegisteredTool['validate'] | undefined {
-    try {
-      return compileOrExplain(validator, descriptor);
-    } catch (error) {
-      if (descriptor.origin.kind === 'packaged') throw error;
-      this.logger.error(`Error importing tool module ${describeOrigin(descriptor.origin)}: ${(error as Error).message}`);
-      return undefined;
-    }
-  }
+
 
   get size(): number {
     return this.tools.size;
@@ -174,51 +166,23 @@ export class McpRegistry implements OnModuleInit {
     return Object.fromEntries(this.listTools(agent).tools.map((tool) => [tool.name, describeOrigin(this.tools.get(tool.name)!.descriptor.origin)]));
   }
 
+  /** The agent's tools in one of the catalog formats, with each tool's origin (`GET /admin/tools`). */
+  catalogFor(format: CatalogFormat, agent?: string): ToolCatalog {
+    return formatCatalog(this.listTools(agent).tools, this.origins(agent), format, agent);
+  }
+
   /** The agent's tools as OpenAI Chat Completions function tools. */
   toOpenAiChatTools(agent?: string) {
-    return this.functionSources(agent).map(toOpenAiChatFunction);
+    return this.listTools(agent).tools.map(toOpenAiChatFunction);
   }
 
   /** The agent's tools as OpenAI Responses API function tools. */
   toOpenAiResponsesTools(agent?: string) {
-    return this.functionSources(agent).map(toOpenAiResponsesFunction);
+    return this.listTools(agent).tools.map(toOpenAiResponsesFunction);
   }
 
   /** The agent's tools as Gemini function declarations. */
   toGeminiFunctionDeclarations(agent?: string) {
-    return this.functionSources(agent).map(toGeminiFunction);
-  }
-
-  private functionSources(agent: string | undefined) {
-    return this.listTools(agent).tools.map((definition) => ({
-      name: definition.name,
-      description: definition.description,
-      inputSchema: definition.inputSchema as Record<string, unknown>,
-    }));
-  }
-}
-
-function toToolDefinition(descriptor: ToolDescriptor): Tool {
-  const { options } = descriptor;
-  return Object.freeze({
-    name: descriptor.name,
-    ...(options.title ? { title: options.title } : {}),
-    ...(options.description ? { description: options.description } : {}),
-    inputSchema: descriptor.inputSchema as Tool['inputSchema'],
-    ...(options.outputSchema ? { outputSchema: options.outputSchema as Tool['outputSchema'] } : {}),
-    ...(options.annotations ? { annotations: options.annotations } : {}),
-    ...(options.meta ? { _meta: options.meta } : {}),
-  });
-}
-
-function compileOrExplain(validator: ArgumentValidator, descriptor: ToolDescriptor): RegisteredTool['validate'] {
-  try {
-    return validator.compile(descriptor.inputSchema);
-  } catch (error) {
-    throw new ToolDefinitionError(
-      `${descriptor.className}.${descriptor.methodName}`,
-      `its input schema is not valid JSON Schema (${(error as Error).message})`,
-      'correct the inputSchema option',
-    );
+    return this.listTools(agent).tools.map(toGeminiFunction);
   }
 }
