@@ -18,7 +18,7 @@ export interface ExploreLog {
 
 export interface ClassToExplore {
   metatype: Function;
-  /** The provider instance; the prototype stands in when only describing (the offline catalog). */
+  /** The provider instance; an object of the class's prototype stands in when only describing (the offline catalog). */
   instance: object;
 }
 

@@ -20,7 +20,8 @@ export interface OfflineCatalogSource {
  */
 export function offlineCatalog(source: OfflineCatalogSource, format: CatalogFormat, agent: string | undefined): ToolCatalog {
   const found = exploreClasses(
-    source.classes.map((metatype) => ({ metatype, instance: metatype.prototype as object })),
+    // Stand-ins with the class's prototype: described, never constructed or called.
+    source.classes.map((metatype) => ({ metatype, instance: Object.create(metatype.prototype) as object })),
     source.config,
     source.log,
   );
