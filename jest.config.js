@@ -16,7 +16,7 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper: {
-    '^@app/(auth|database|mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
+    '^@app/(auth|common|database|mcp|tools)$': '<rootDir>/libs/$1/src/index.ts',
     // Tool directories import the public tool API by this name; compiled entry points map it with module hooks.
     '^mirobody$': '<rootDir>/apps/server/src/tool-api.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',

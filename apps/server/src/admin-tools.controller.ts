@@ -1,32 +1,40 @@
-import { BadRequestException, Controller, Get, Query, UseGuards } from '@nestjs/common';
-import { AdminGuard } from '@app/auth';
-import { CATALOG_FORMATS, McpRegistry, type CatalogFormat, type ToolCatalog } from '@app/mcp';
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { IsIn, IsOptional, Matches } from 'class-validator';
+import { AdminOnly } from '@app/auth';
+import { AGENT_NAME_PATTERN, AGENT_NAME_RULE, CATALOG_FORMATS, McpRegistry, type CatalogFormat, type ToolCatalog } from '@app/mcp';
 
-const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export class ToolCatalogQueryDto {
+  @ApiPropertyOptional({ enum: CATALOG_FORMATS, default: 'mcp', description: 'mcp: as tools/list; openai: Chat Completions tools; openai-responses: Responses API tools; gemini: functionDeclarations' })
+  @IsOptional()
+  @IsIn(CATALOG_FORMATS)
+  format?: CatalogFormat;
 
-function single(name: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new BadRequestException(`Query parameter "${name}" was given more than once`);
-  return value;
+  @ApiPropertyOptional({ description: `Apply this agent's ALLOWED_TOOLS_/DISALLOWED_TOOLS_ lists (${AGENT_NAME_RULE}); all tools without it`, example: 'cursor' })
+  @IsOptional()
+  @Matches(AGENT_NAME_PATTERN, { message: `agent must be ${AGENT_NAME_RULE}` })
+  agent?: string;
+}
+
+export class ToolCatalogDto implements ToolCatalog {
+  @ApiProperty({ enum: CATALOG_FORMATS }) format: CatalogFormat;
+  @ApiProperty({ type: String, nullable: true, description: 'The agent whose lists were applied' }) agent: string | null;
+  @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Ready to pass to the model API as its tools' }) tools: unknown[];
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'Tool name → "packaged" or the tool-directory file that defined it', example: { echo: '/etc/mirobody/tools/echo.js', whoami: 'packaged' } })
+  origins: Record<string, string>;
 }
 
 /** The tool catalog as an agent sees it, for administrators wiring up an LLM or checking a deployment. */
+@ApiTags('admin')
 @Controller('admin/tools')
 export class AdminToolsController {
   constructor(private readonly registry: McpRegistry) {}
 
-  /** `?format=mcp|openai|openai-responses|gemini` (default `mcp`), `?agent=NAME` to apply that agent's lists. */
   @Get()
-  @UseGuards(AdminGuard)
-  catalog(@Query('format') rawFormat: unknown, @Query('agent') rawAgent: unknown): ToolCatalog {
-    const format = single('format', rawFormat) ?? 'mcp';
-    if (!CATALOG_FORMATS.includes(format as CatalogFormat)) {
-      throw new BadRequestException(`Query parameter "format" must be one of ${CATALOG_FORMATS.join(', ')}; got "${format.slice(0, 40)}"`);
-    }
-    const agent = single('agent', rawAgent);
-    if (agent !== undefined && !AGENT_NAME.test(agent)) {
-      throw new BadRequestException(`Query parameter "agent" must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
-    }
-    return this.registry.catalogFor(format as CatalogFormat, agent);
+  @AdminOnly()
+  @ApiOperation({ summary: 'The tools an agent sees, in MCP, OpenAI Chat, OpenAI Responses or Gemini form, with their origins' })
+  @ApiOkResponse({ type: ToolCatalogDto })
+  catalog(@Query() query: ToolCatalogQueryDto): ToolCatalog {
+    return this.registry.catalogFor(query.format ?? 'mcp', query.agent);
   }
 }

@@ -1,7 +1,8 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
-import { AUTH_MIGRATIONS, AuthModule } from '@app/auth';
+import { AuthModule } from '@app/auth';
+import { CommonModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { McpModule, ToolDirectoriesModule } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
@@ -25,7 +26,8 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => config] }),
         loggingModule(config.LOG_LEVEL),
-        DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...AUTH_MIGRATIONS] }),
+        CommonModule.forRoot(config.MCP_SESSION_SECRET ? { signingSecret: config.MCP_SESSION_SECRET } : {}),
+        DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
         TerminusModule,
         McpModule.forRoot({
           serverInfo: { name: 'mirobody', version: config.version },

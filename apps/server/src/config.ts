@@ -2,15 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
+import { ConfigError } from '@app/common';
 import { agentToolListsFrom, isAgentListKey, type AgentToolLists } from '@app/mcp';
 
-/** A configuration value that cannot be used; start-up stops with this message. */
-export class ConfigError extends Error {
-  constructor(key: string, problem: string) {
-    super(`Invalid configuration ${key}: ${problem}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -6,6 +6,7 @@ import { registerMcpBodyParsers } from '@app/mcp';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
 import { echoRequestId, logRequests, requestId } from './logging.js';
+import { serveOpenApi } from './openapi.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(
@@ -27,6 +28,7 @@ export async function createApp(
       ...(silent ? { logger: false } : { bufferLogs: true }),
     },
   );
+  serveOpenApi(app, config.version);
   if (!silent) {
     app.useLogger(app.get(Logger));
     logRequests(adapter.getInstance(), await app.resolve(PinoLogger));

@@ -173,9 +173,23 @@ describe('GET /admin/tools', () => {
     expect((await catalog('')).status).toBe(401);
     expect((await catalog('', aliceJwt)).status).toBe(403);
     const badFormat = await catalog('?format=anthropic', await adminToken());
-    expect(badFormat).toMatchObject({ status: 400, body: { message: expect.stringMatching(/"format" must be one of mcp, openai, openai-responses, gemini/) } });
-    expect((await catalog('?format=mcp&format=gemini', await adminToken())).status).toBe(400);
-    expect((await catalog('?agent=../etc', await adminToken())).status).toBe(400);
+    expect(badFormat).toMatchObject({ status: 400, body: { fields: { format: expect.stringMatching(/mcp, openai, openai-responses, gemini/) } } });
+    expect(await catalog('?format=mcp&format=gemini', await adminToken())).toMatchObject({ status: 400, body: { fields: { format: expect.any(String) } } });
+    expect(await catalog('?agent=../etc', await adminToken())).toMatchObject({ status: 400, body: { fields: { agent: expect.stringMatching(/agent must be 1-64 letters/) } } });
+    expect(await catalog('?colour=red', await adminToken())).toMatchObject({ status: 400, body: { fields: { colour: expect.any(String) } } });
+  });
+});
+
+describe('the OpenAPI document', () => {
+  it('describes GET /admin/tools: its parameters, its answer and that it needs an administrator', async () => {
+    const document = (await (await fetch(new URL('/openapi.json', running.url))).json()) as Record<string, any>;
+    const operation = document.paths['/admin/tools'].get;
+    expect(operation.tags).toEqual(['admin']);
+    expect(operation.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(['agent', 'format']);
+    expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'format').schema.enum).toEqual(['mcp', 'openai', 'openai-responses', 'gemini']);
+    expect(operation.responses).toHaveProperty('200');
+    expect(operation.responses).toHaveProperty('403');
+    expect(operation.security.length).toBeGreaterThan(0);
   });
 });
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { McpCallObserver, ToolCallEvent } from '@app/mcp';
-import { BackgroundWrites } from './background-writes.js';
+import { BackgroundWrites } from '@app/common';
 import { ToolCallEntity } from './entities/tool-call.entity.js';
 
 /** Records each `tools/call` by a known user after the answer has gone; a failed insert is logged. */

@@ -1,22 +1,21 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseModule } from '@app/database';
 import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER } from '@app/mcp';
 import { AccessLog } from './access-log.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
-import { BackgroundWrites } from './background-writes.js';
 import { McpSecretEntity } from './entities/mcp-secret.entity.js';
 import { ToolCallEntity } from './entities/tool-call.entity.js';
 import { UserEntity } from './entities/user.entity.js';
-import { AdminGuard } from './guards/admin.guard.js';
-import { JwtAuthGuard } from './guards/jwt-auth.guard.js';
 import { GENERATED_SECRET_FILE, jwtKeySource } from './jwt/jwt-secret.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { AuthCallerResolver } from './mcp-caller.resolver.js';
+import { CreateAuthTables1796083200000 } from './migrations/1796083200000-create-auth-tables.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
+import { CallerGuard } from './rest/caller.guard.js';
 import { McpSecretsController } from './secrets/mcp-secrets.controller.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
 import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames } from './strategies.js';
@@ -33,39 +32,39 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
 /**
  * Who is calling: JWTs and personal MCP secrets, the users they stand for, the caller handed to
  * `/mcp` (`MCP_CALLER_RESOLVER`), the access log (`MCP_CALL_OBSERVER`), `/api/mcp-secrets`, the
- * RFC 9728 metadata, rate limits on `/mcp` and `/api`, and `JwtAuthGuard`/`AdminGuard` for other
- * routes. Global, so that the MCP module finds its resolver and observer. Its tables come with
- * `AUTH_MIGRATIONS`, which the app passes to the database module.
+ * RFC 9728 metadata, rate limits, and the guard behind `@Authenticated()`/`@AdminOnly()` for
+ * every other lib's routes. Global, so that the MCP module finds its resolver and observer and
+ * other libs' controllers find the guard. Needs `CommonModule` (background writes).
  */
 @Module({})
 export class AuthModule {
   static register(options: AuthModuleOptions): DynamicModule {
-    // Names of this app's own in passport's process-wide registry (see `strategyNames`); the JWT
-    // one is passport's default strategy, which `JwtAuthGuard` (an `AuthGuard()`) authenticates with.
+    // Names of this app's own in passport's process-wide registry (see `strategyNames`).
     const names = strategyNames();
     const passportModule = PassportModule.register({ defaultStrategy: names.jwt, session: false });
     return {
       module: AuthModule,
       global: true,
-      imports: [TypeOrmModule.forFeature([UserEntity, McpSecretEntity, ToolCallEntity]), passportModule],
+      imports: [
+        DatabaseModule.forFeature({ entities: [UserEntity, McpSecretEntity, ToolCallEntity], migrations: [CreateAuthTables1796083200000] }),
+        passportModule,
+      ],
       controllers: [McpSecretsController, ProtectedResourceController],
       providers: [
         { provide: AUTH_OPTIONS, useValue: options },
         { provide: STRATEGY_NAMES, useValue: names },
         { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
-        BackgroundWrites,
         UsersService,
         McpSecretsService,
         JwtStrategy,
         McpSecretStrategy,
-        JwtAuthGuard,
-        AdminGuard,
+        CallerGuard,
         RequestRateLimiter,
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },
         { provide: MCP_CALL_OBSERVER, useClass: AccessLog },
       ],
-      exports: [AUTH_OPTIONS, passportModule, JwtAuthGuard, AdminGuard, BackgroundWrites, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER],
+      exports: [AUTH_OPTIONS, passportModule, CallerGuard, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER],
     };
   }
 }

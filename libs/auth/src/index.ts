@@ -1,12 +1,8 @@
-import { CreateAuthTables1796083200000 } from './migrations/1796083200000-create-auth-tables.js';
-
 export { AuthModule } from './auth.module.js';
 export type { AuthModuleOptions } from './auth.options.js';
-export { BackgroundWrites } from './background-writes.js';
 export { SECRET_PREFIX } from './credentials.js';
-export { AdminGuard } from './guards/admin.guard.js';
-export { ApiCaller, JwtAuthGuard } from './guards/jwt-auth.guard.js';
 export { signToken, type TokenRequest } from './jwt/sign-token.js';
-
-/** The auth tables' migrations, for `DatabaseModule.forRoot({ migrations })`. */
-export const AUTH_MIGRATIONS = [CreateAuthTables1796083200000];
+export { CallerGuard, type AuthenticatedRequest } from './rest/caller.guard.js';
+export { AdminOnly, Authenticated, CurrentCaller, JWT_SCHEME, MCP_SECRET_SCHEME } from './rest/decorators.js';
+/** Moved to `@app/common`; still exported here for code written against the auth lib. */
+export { BackgroundWrites } from '@app/common';

@@ -1,20 +1,17 @@
 import { join, resolve } from 'node:path';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { AbstractLogger, QueryFailedError, type LogLevel, type LogMessage } from 'typeorm';
 import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vector.js';
+import { collectMigrations, DatabaseFeature, type DatabaseFeatureOptions, type MigrationClass } from './database-feature.js';
 import { pgliteDriver } from './pglite-pool.js';
-
-/** A TypeORM migration class; its name ends in the timestamp that orders it among all others. */
-export type MigrationClass = new () => unknown;
 
 export interface DatabaseModuleOptions {
   /** `postgres://` URL of a PostgreSQL server. Without it, an embedded PostgreSQL (PGlite) keeps its files in `${dataDir}/pg`. */
   url?: string;
   /** The server's data directory. */
   dataDir: string;
-  /** Migrations of other libs, run with the database lib's own at start-up, all ordered by timestamp. */
-  migrations?: MigrationClass[];
 }
 
 /** Where the data lives, for the start-up log; never the password. */
@@ -38,7 +35,7 @@ class NestTypeOrmLogger extends AbstractLogger {
   }
 }
 
-function typeOrmOptions(options: DatabaseModuleOptions): TypeOrmModuleOptions {
+function typeOrmOptions(options: DatabaseModuleOptions, migrations: MigrationClass[]): TypeOrmModuleOptions {
   const connectionTimeoutMillis = 10_000;
   const target = options.url
     ? // A server may still be starting (as in docker compose): retry reaching it for half a minute.
@@ -54,7 +51,12 @@ function typeOrmOptions(options: DatabaseModuleOptions): TypeOrmModuleOptions {
     // A failed migration fails the same way on every attempt.
     toRetry: (error: unknown) => !(error instanceof QueryFailedError),
     autoLoadEntities: true,
-    migrations: [EnableVector1795996800000, ...(options.migrations ?? [])],
+    // Extensions come from migrations (which can guard on what the server offers); TypeORM would
+    // otherwise try uuid-ossp, which neither the embedded database nor every managed server has.
+    installExtensions: false,
+    // `@PrimaryGeneratedColumn('uuid')` means `DEFAULT gen_random_uuid()`, built into PostgreSQL 13+.
+    uuidExtension: 'pgcrypto',
+    migrations: [EnableVector1795996800000, ...migrations],
     migrationsRun: true,
     synchronize: false,
     // 'schema' carries the migration progress lines; failures are always logged.
@@ -65,10 +67,10 @@ function typeOrmOptions(options: DatabaseModuleOptions): TypeOrmModuleOptions {
 /**
  * The database, with the same entities and migrations on embedded PGlite and on PostgreSQL.
  *
- * Libs bring their own tables this way:
- * - entities: `TypeOrmModule.forFeature([Entity])` in the lib's module registers them (`autoLoadEntities`);
- * - migrations: the lib exports its migration classes and the app passes them in `migrations`.
- * Migrations run at start-up; `synchronize` stays off, so every schema change is a migration.
+ * A lib brings its own tables with `DatabaseModule.forFeature({ entities, migrations })` in its
+ * module's imports; the app is never edited for them. Every feature's migrations are collected
+ * from the app's modules before the data source starts and run at start-up, ordered by the
+ * timestamp their class name ends in; `synchronize` stays off, so every schema change is a migration.
  */
 @Module({})
 export class DatabaseModule {
@@ -77,12 +79,24 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: () => {
+          inject: [ModulesContainer],
+          useFactory: (modules: ModulesContainer) => {
             new Logger('Database').log(`Using ${describeDatabase(options)}`);
-            return typeOrmOptions(options);
+            return typeOrmOptions(options, collectMigrations(modules));
           },
         }),
       ],
+    };
+  }
+
+  /** A lib's tables: its entities (repositories become injectable in the lib) and the migrations that create them. */
+  static forFeature(feature: DatabaseFeatureOptions): DynamicModule {
+    const typeOrmFeature = TypeOrmModule.forFeature(feature.entities ?? []);
+    return {
+      module: DatabaseModule,
+      imports: [typeOrmFeature],
+      providers: [{ provide: DatabaseFeature.tokenFor(feature), useValue: new DatabaseFeature(feature) }],
+      exports: [typeOrmFeature],
     };
   }
 }

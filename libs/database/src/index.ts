@@ -1,1 +1,2 @@
-export { DatabaseModule, type DatabaseModuleOptions, type MigrationClass } from './database.module.js';
+export { DatabaseModule, type DatabaseModuleOptions } from './database.module.js';
+export type { DatabaseFeatureOptions, EntityClass, MigrationClass } from './database-feature.js';

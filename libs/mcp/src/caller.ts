@@ -1,18 +1,8 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
+import type { UserInfo } from '@app/common';
 
-/** The authenticated caller, as a tool receives it through `@CurrentUser()`. */
-export interface UserInfo {
-  /** Internal user id: for scoping queries, never for showing to a model. */
-  readonly userId: string;
-  /** The MCP session id, else the client's `X-Session-Id` header. */
-  readonly sessionId?: string;
-  readonly email?: string;
-  readonly name?: string;
-  readonly roles?: readonly string[];
-  /** The agent calling for the user: named by the credential, else by `?agent=` on `/mcp`; decides which tools it sees. */
-  readonly agent?: string;
-}
+export type { UserInfo };
 
 /**
  * Resolves who is calling from an HTTP request. The auth module provides one; without it every

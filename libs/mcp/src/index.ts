@@ -23,4 +23,4 @@ export { importToolFiles } from './tool-directories/import-tool-files.js';
 export { registerToolModuleHooks } from './tool-directories/register-tool-module-hooks.js';
 export { ToolDirectoriesModule, type ToolDirectoriesOptions } from './tool-directories/tool-directories.module.js';
 export { describeOrigin, originOf, type ToolOrigin } from './tool-directories/tool-origin.js';
-export { agentKey, agentToolListsFrom, isAgentListKey, ToolVisibility, type AgentToolLists } from './visibility/tool-visibility.js';
+export { AGENT_NAME_PATTERN, AGENT_NAME_RULE, agentKey, agentToolListsFrom, isAgentListKey, ToolVisibility, type AgentToolLists } from './visibility/tool-visibility.js';

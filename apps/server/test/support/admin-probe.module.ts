@@ -1,13 +1,13 @@
-import { Controller, Get, Module, UseGuards } from '@nestjs/common';
-import { AdminGuard, ApiCaller } from '@app/auth';
-import type { UserInfo } from '@app/mcp';
+import { Controller, Get, Module } from '@nestjs/common';
+import { AdminOnly, CurrentCaller } from '@app/auth';
+import type { UserInfo } from '@app/common';
 
-/** An `/admin/*` route, as an app would add one, to exercise `AdminGuard`. */
+/** An `/admin/*` route, as an app would add one, to exercise `@AdminOnly()`. */
 @Controller('admin')
 class AdminProbeController {
   @Get('ping')
-  @UseGuards(AdminGuard)
-  ping(@ApiCaller() caller: UserInfo) {
+  @AdminOnly()
+  ping(@CurrentCaller() caller: UserInfo) {
     return { admin: true, email: caller.email ?? null };
   }
 }

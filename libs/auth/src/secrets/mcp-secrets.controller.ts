@@ -1,17 +1,19 @@
-import { BadRequestException, Body, Controller, Delete, Get, HttpCode, Inject, NotFoundException, Param, Post, UseGuards } from '@nestjs/common';
-import type { UserInfo } from '@app/mcp';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { NotFoundError, type UserInfo } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
-import { ApiCaller, JwtAuthGuard } from '../guards/jwt-auth.guard.js';
-import { McpSecretsService, type NewSecret, type SecretSummary } from './mcp-secrets.service.js';
-
-const MAX_TEXT = 200;
+import { Authenticated, CurrentCaller } from '../rest/decorators.js';
+import { CreatedSecretDto, SecretListDto } from './secret-views.dto.js';
+import { McpSecretsService } from './mcp-secrets.service.js';
+import { NewSecretDto } from './new-secret.dto.js';
 
 /**
  * A user's personal MCP secrets. Only a JWT may manage them, so a leaked secret cannot mint
  * more secrets nor hide itself by revoking the others.
  */
+@ApiTags('mcp-secrets')
 @Controller('api/mcp-secrets')
-@UseGuards(JwtAuthGuard)
+@Authenticated({ jwtOnly: true })
 export class McpSecretsController {
   constructor(
     private readonly secrets: McpSecretsService,
@@ -20,37 +22,28 @@ export class McpSecretsController {
 
   /** The secret is in this answer and nowhere else, ever. */
   @Post()
-  async create(@ApiCaller() caller: UserInfo, @Body() body: unknown): Promise<{ id: string; secret: string; url: string }> {
-    const { id, secret } = await this.secrets.create(caller.userId, parseNewSecret(body));
+  @ApiCreatedResponse({ type: CreatedSecretDto })
+  async create(@CurrentCaller() caller: UserInfo, @Body() body: NewSecretDto): Promise<CreatedSecretDto> {
+    const { id, secret } = await this.secrets.create(caller.userId, {
+      label: body.label,
+      ...(body.agent ? { agent: body.agent } : {}),
+      ...(body.expiresAt ? { expiresAt: body.expiresAt } : {}),
+    });
     return { id, secret, url: `${this.options.PUBLIC_BASE_URL}/mcp/${secret}` };
   }
 
+  /** A user holds a handful of secrets: one list, no pages. */
   @Get()
-  async list(@ApiCaller() caller: UserInfo): Promise<{ secrets: SecretSummary[] }> {
+  @ApiOkResponse({ type: SecretListDto })
+  async list(@CurrentCaller() caller: UserInfo): Promise<SecretListDto> {
     return { secrets: await this.secrets.list(caller.userId) };
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async revoke(@ApiCaller() caller: UserInfo, @Param('id') id: string): Promise<void> {
-    if (!(await this.secrets.revoke(caller.userId, id))) throw new NotFoundException('No such MCP secret');
+  @ApiNoContentResponse({ description: 'Revoked' })
+  @ApiNotFoundResponse({ description: 'No such live secret of the caller' })
+  async revoke(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<void> {
+    if (!(await this.secrets.revoke(caller.userId, id))) throw new NotFoundError('No such MCP secret');
   }
-}
-
-/** `{ label, agent?, expiresAt? }`; anything else is refused with the field named. */
-export function parseNewSecret(body: unknown): NewSecret {
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestException('Expected a JSON object { label, agent?, expiresAt? }');
-  const { label, agent, expiresAt, ...unknown } = body as Record<string, unknown>;
-  const extra = Object.keys(unknown);
-  if (extra.length) throw new BadRequestException(`Unknown field "${extra[0]}"`);
-  if (typeof label !== 'string' || !label.trim() || label.length > MAX_TEXT) throw new BadRequestException(`"label" must be a non-empty string of at most ${MAX_TEXT} characters`);
-  if (agent !== undefined && (typeof agent !== 'string' || agent.length > MAX_TEXT)) throw new BadRequestException(`"agent" must be a string of at most ${MAX_TEXT} characters`);
-  let expires: Date | undefined;
-  if (expiresAt !== undefined) {
-    // A date-time with its offset: a bare date or local time would mean different instants on different servers.
-    expires = typeof expiresAt === 'string' && /T.*(Z|[+-]\d\d:\d\d)$/.test(expiresAt) ? new Date(expiresAt) : undefined;
-    if (!expires || Number.isNaN(expires.getTime())) throw new BadRequestException('"expiresAt" must be an ISO 8601 date-time with offset, e.g. 2030-01-31T00:00:00Z');
-    if (expires.getTime() <= Date.now()) throw new BadRequestException('"expiresAt" must be in the future');
-  }
-  return { label: label.trim(), ...(agent ? { agent } : {}), ...(expires ? { expiresAt: expires } : {}) };
 }

@@ -1,7 +1,7 @@
 import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
-import { BackgroundWrites } from '../background-writes.js';
+import { BackgroundWrites } from '@app/common';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
 import type { UserEntity } from '../entities/user.entity.js';

@@ -9,6 +9,10 @@ export interface AgentToolLists {
 
 const LIST_KEY = /^(DIS)?ALLOWED_TOOLS_([A-Z0-9_]+)$/;
 
+/** What an agent may be called, in a credential, `?agent=` or the admin catalog. */
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+export const AGENT_NAME_RULE = '1-64 letters, digits, ".", "_" or "-", starting with a letter or digit';
+
 /** How an agent's name appears in its list keys: upper-cased, anything but letters and digits as `_` (`care-bot` → `CARE_BOT`). */
 export function agentKey(agent: string): string {
   return agent.toUpperCase().replace(/[^A-Z0-9]/g, '_');

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { JWT_SCHEME, MCP_SECRET_SCHEME, SECRET_PREFIX } from '@app/auth';
+
+/** The OpenAPI 3 document of every REST route (the `/mcp` endpoint speaks JSON-RPC and is described by MCP itself). */
+export function buildOpenApiDocument(app: NestFastifyApplication, version: string): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Mirobody')
+    .setDescription('REST API of the Mirobody MCP server: your own data under /api, administration under /admin.')
+    .setVersion(version)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT from the identity provider' }, JWT_SCHEME)
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: `A personal MCP secret (${SECRET_PREFIX}...)` }, MCP_SECRET_SCHEME)
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+const UI_FILES = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript', 'swagger-ui-standalone-preset.js': 'application/javascript' } as const;
+
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Mirobody API</title><link rel="stylesheet" href="/docs/swagger-ui.css"></head>
+<body><div id="swagger-ui"></div>
+<script src="/docs/swagger-ui-bundle.js"></script>
+<script src="/docs/swagger-ui-standalone-preset.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });</script>
+</body>
+</html>`;
+
+/**
+ * Serves the document at `/openapi.json` (built once, on first request, when every route is
+ * known) and Swagger UI at `/docs`. The UI's three files are served from `swagger-ui-dist` here
+ * rather than through `@fastify/static`, which Swagger's own setup loads with a dynamic import.
+ */
+export function serveOpenApi(app: NestFastifyApplication, version: string): void {
+  let document: OpenAPIObject | undefined;
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.get('/openapi.json', async (_request, reply) => reply.type('application/json').send((document ??= buildOpenApiDocument(app, version))));
+  fastify.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+  const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  for (const [file, type] of Object.entries(UI_FILES)) {
+    let content: Buffer | undefined;
+    fastify.get(`/docs/${file}`, async (_request, reply) => reply.type(type).header('cache-control', 'public, max-age=86400').send((content ??= readFileSync(join(uiDir, file)))));
+  }
+}

@@ -1,0 +1,46 @@
+import { applyDecorators, createParamDecorator, SetMetadata, UnauthorizedException, UseGuards, type ExecutionContext } from '@nestjs/common';
+import { ApiBearerAuth, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { UserInfo } from '@app/common';
+import { CALLER_REQUIREMENT, CallerGuard, type AuthenticatedRequest, type CallerRequirement } from './caller.guard.js';
+
+/** The OpenAPI security scheme names, declared in the document by the app. */
+export const JWT_SCHEME = 'jwt';
+export const MCP_SECRET_SCHEME = 'mcp-secret';
+
+/**
+ * The route needs a caller: a JWT or a personal MCP secret (`{ jwtOnly: true }`: a JWT only).
+ * 401 with the RFC 9728 challenge otherwise; the caller is then `@CurrentCaller()`.
+ */
+export function Authenticated(options: { jwtOnly?: boolean } = {}) {
+  const requirement: CallerRequirement = { jwtOnly: options.jwtOnly === true };
+  return applyDecorators(
+    SetMetadata(CALLER_REQUIREMENT, requirement),
+    UseGuards(CallerGuard),
+    ApiBearerAuth(JWT_SCHEME),
+    ...(options.jwtOnly ? [] : [ApiBearerAuth(MCP_SECRET_SCHEME)]),
+    ApiUnauthorizedResponse({ description: 'No valid credential' }),
+    ApiTooManyRequestsResponse({ description: 'Rate limit reached; see Retry-After' }),
+  );
+}
+
+/** The route is for admins (the `admin` role, or an e-mail in `ADMIN_EMAILS`): 401 without a credential, 403 for anyone else. */
+export function AdminOnly() {
+  const requirement: CallerRequirement = { admin: true };
+  return applyDecorators(
+    SetMetadata(CALLER_REQUIREMENT, requirement),
+    UseGuards(CallerGuard),
+    ApiBearerAuth(JWT_SCHEME),
+    ApiBearerAuth(MCP_SECRET_SCHEME),
+    ApiUnauthorizedResponse({ description: 'No valid credential' }),
+    ApiForbiddenResponse({ description: 'Not an administrator' }),
+    ApiTooManyRequestsResponse({ description: 'Rate limit reached; see Retry-After' }),
+  );
+}
+
+/** The caller `@Authenticated()` or `@AdminOnly()` let through. */
+export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): UserInfo => {
+  const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;
+  // Only reached on a route without @Authenticated(): a programming error, answered as a refusal rather than a crash.
+  if (!user) throw new UnauthorizedException();
+  return user;
+});

@@ -1,0 +1,36 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsDate, IsNotEmpty, IsOptional, IsString, MaxLength, MinDate } from 'class-validator';
+
+const MAX_TEXT = 200;
+/** A date-time with its offset: a bare date or local time would mean different instants on different servers. */
+const DATE_TIME_WITH_OFFSET = /T.*(Z|[+-]\d\d:\d\d)$/;
+
+/** `POST /api/mcp-secrets`. */
+export class NewSecretDto {
+  @ApiProperty({ maxLength: MAX_TEXT, description: 'What the secret is for, shown in the owner\'s list', example: 'laptop' })
+  @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(MAX_TEXT)
+  label: string;
+
+  @ApiPropertyOptional({ maxLength: MAX_TEXT, description: 'The client it is made for (e.g. "cursor"); tools see it as the caller\'s agent' })
+  @IsOptional()
+  @IsString()
+  @MaxLength(MAX_TEXT)
+  agent?: string;
+
+  @ApiPropertyOptional({ type: String, format: 'date-time', description: 'ISO 8601 date-time with offset, in the future', example: '2030-01-31T00:00:00Z' })
+  @IsOptional()
+  @Transform(({ obj }: { obj: { expiresAt?: unknown } }) => toDate(obj.expiresAt), { toClassOnly: true })
+  @IsDate({ message: 'expiresAt must be an ISO 8601 date-time with offset, e.g. 2030-01-31T00:00:00Z' })
+  @MinDate(() => new Date(), { message: 'expiresAt must be in the future' })
+  expiresAt?: Date;
+}
+
+/** Anything but a date-time with offset becomes an invalid date, which `@IsDate` reports. */
+function toDate(value: unknown): Date | undefined {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' && DATE_TIME_WITH_OFFSET.test(value) ? new Date(value) : new Date(NaN);
+}

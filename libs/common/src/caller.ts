@@ -1,0 +1,16 @@
+/** The authenticated caller, as a tool receives it through `@CurrentUser()` and a REST handler through `@CurrentCaller()`. */
+export interface UserInfo {
+  /** Internal user id: for scoping queries, never for showing to a model. */
+  readonly userId: string;
+  /** The MCP session id, else the client's `X-Session-Id` header. */
+  readonly sessionId?: string;
+  readonly email?: string;
+  readonly name?: string;
+  readonly roles?: readonly string[];
+  /** The conversation this call belongs to: the `X-Conversation-Id` header, else the MCP session id. */
+  readonly conversationId?: string;
+  /** The member (of the caller's care circle, say) the call acts for: the `X-Acting-For` header, an opaque id. */
+  readonly actingFor?: string;
+  /** The client acting for the caller: the MCP secret's agent, else `?agent=` on the `/mcp` URL. */
+  readonly agent?: string;
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
+import { BackgroundWrites } from './background-writes.js';
+import { DomainErrorFilter } from './rest/domain-error.filter.js';
+import { createValidationPipe } from './rest/validation.js';
+import { Signer } from './signer.js';
+import { UserDataContributors } from './user-data/user-data-contributors.js';
+
+export interface CommonModuleOptions {
+  /**
+   * The root secret every signature of the server derives its key from (session ids, request
+   * state, signed URLs). Instances behind one load balancer need the same one; without it each
+   * process makes its own, so its signatures die with it.
+   */
+  signingSecret?: string;
+}
+
+/**
+ * What every lib shares and no lib owns: background writes, the signer, the user-data
+ * contributors, and the REST conventions (one validation pipe, domain errors as HTTP statuses).
+ * Global: the app imports it once with `forRoot`.
+ */
+@Module({})
+export class CommonModule {
+  static forRoot(options: CommonModuleOptions = {}): DynamicModule {
+    return {
+      module: CommonModule,
+      global: true,
+      imports: [DiscoveryModule],
+      providers: [
+        BackgroundWrites,
+        UserDataContributors,
+        { provide: Signer, useFactory: () => new Signer(signingSecret(options)) },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_FILTER, useClass: DomainErrorFilter },
+      ],
+      exports: [BackgroundWrites, UserDataContributors, Signer],
+    };
+  }
+}
+
+function signingSecret(options: CommonModuleOptions): string {
+  if (options.signingSecret) return options.signingSecret;
+  new Logger('Signer').warn('SIGNING_SECRET is not set: signatures (MCP session ids among them) are valid in this process only');
+  return randomBytes(32).toString('hex');
+}
