@@ -1,7 +1,7 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signToken } from '@app/auth';
-import { CATALOG_FORMATS, registerToolModuleHooks, ToolDirectoryError, type CatalogFormat, type ExploreLog } from '@app/mcp';
+import { CATALOG_FORMATS, registerToolModuleHooks, type CatalogFormat, type ExploreLog } from '@app/mcp';
 import { ConfigError, loadAppConfig } from './config.js';
 import { catalogFromConfig } from './tool-catalog.js';
 
@@ -69,12 +69,7 @@ async function tools(args: string[], environment: Record<string, string | undefi
   if (!CATALOG_FORMATS.includes(format)) throw usageError(`--format must be one of ${CATALOG_FORMATS.join(', ')}, got "${values.format}"`);
   if (values.agent === '') throw usageError('--agent needs a name');
   const config = loadAppConfig(environment, { configDir });
-  try {
-    return JSON.stringify(await catalogFromConfig(config, format, values.agent, log), null, 2);
-  } catch (error) {
-    if (error instanceof ToolDirectoryError) throw new CliError(error.message, 1);
-    throw error;
-  }
+  return JSON.stringify(await catalogFromConfig(config, format, values.agent, log), null, 2);
 }
 
 async function main(): Promise<void> {

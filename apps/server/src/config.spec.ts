@@ -77,10 +77,11 @@ describe('loadAppConfig', () => {
 
 describe('tool directories and agent tool lists', () => {
   it('read MCP_TOOL_DIRS as an ordered list of absolute paths, from a file or the environment', () => {
-    write('config.yaml', 'MCP_TOOL_DIRS:\n  - tools\n  - /opt/mirobody/tools\n');
-    expect(loadAppConfig({}, { configDir: dir }).MCP_TOOL_DIRS).toEqual([resolve('tools'), '/opt/mirobody/tools']);
-    expect(loadAppConfig({ MCP_TOOL_DIRS: '/b, /a' }, { configDir: dir }).MCP_TOOL_DIRS).toEqual(['/b', '/a']);
+    write('config.yaml', `MCP_TOOL_DIRS:\n  - examples/tools\n  - ${dir}\n`);
+    expect(loadAppConfig({}, { configDir: dir }).MCP_TOOL_DIRS).toEqual([resolve('examples/tools'), dir]);
+    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).MCP_TOOL_DIRS).toEqual([dir, resolve('examples/tools')]);
     expect(loadAppConfig({}).MCP_TOOL_DIRS).toEqual([]);
+    expect(() => loadAppConfig({ MCP_TOOL_DIRS: `${dir},${dir}/missing` })).toThrow(`Invalid configuration MCP_TOOL_DIRS: ${dir}/missing is not a directory`);
   });
 
   it('read ALLOWED_TOOLS_{NAME} and DISALLOWED_TOOLS_{NAME} from files and the environment, an empty one included', () => {

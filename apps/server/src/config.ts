@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
@@ -244,6 +244,14 @@ function layered(env: Env, configDir: string | undefined): Env {
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;
 
+/** A listed directory that is not there is almost always a typo: its tools would vanish without a word. */
+function toolDirectories(env: Env): string[] {
+  const directories = (list(env, 'MCP_TOOL_DIRS') ?? []).map((directory) => resolve(directory));
+  const missing = directories.find((directory) => !existsSync(directory) || !statSync(directory).isDirectory());
+  if (missing) throw new ConfigError('MCP_TOOL_DIRS', `${missing} is not a directory`);
+  return directories;
+}
+
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
@@ -269,7 +277,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_MAX_SESSIONS: integer(env, 'MCP_MAX_SESSIONS', 10_000, 1, 1_000_000),
     MCP_SESSION_SECRET: secret || undefined,
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
-    MCP_TOOL_DIRS: (list(env, 'MCP_TOOL_DIRS') ?? []).map((directory) => resolve(directory)),
+    MCP_TOOL_DIRS: toolDirectories(env),
     AGENT_TOOLS: agentToolListsFrom(env),
     ...authConfig(env, environment.NODE_ENV === 'production'),
   };

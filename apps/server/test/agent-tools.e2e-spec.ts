@@ -214,6 +214,6 @@ describe('npm run cli -- tools', () => {
 
   it('refuses an unknown format or a missing directory', async () => {
     await expect(runCli(['tools', '--format', 'xml'], env, undefined, quiet)).rejects.toMatchObject({ exitCode: 2 });
-    await expect(runCli(['tools'], { ...env, MCP_TOOL_DIRS: '/no/such/dir' }, undefined, quiet)).rejects.toMatchObject({ exitCode: 1, message: 'MCP_TOOL_DIRS: /no/such/dir cannot be read (ENOENT)' });
+    await expect(runCli(['tools'], { ...env, MCP_TOOL_DIRS: '/no/such/dir' }, undefined, quiet)).rejects.toThrow('Invalid configuration MCP_TOOL_DIRS: /no/such/dir is not a directory');
   });
 });
