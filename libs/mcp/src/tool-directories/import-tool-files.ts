@@ -23,7 +23,8 @@ function isServiceClass(value: unknown): value is Function {
  * a missing import) is logged and skipped; the others still load.
  */
 export async function importToolFiles(files: readonly ToolFile[], log: ToolLog): Promise<Function[]> {
-  const classes: Function[] = [];
+  // A class a neighbour re-exports is still one provider, from the first file that exports it.
+  const classes = new Set<Function>();
   for (const { directory, file, rank } of files) {
     let exported: Record<string, unknown>;
     try {
@@ -34,10 +35,10 @@ export async function importToolFiles(files: readonly ToolFile[], log: ToolLog):
     }
     const services = [...new Set(Object.values(exported).filter(isServiceClass))];
     if (services.length === 0) log.log(`No tool classes in ${file}: export a class whose name ends in "${TOOL_CLASS_SUFFIX}"`);
-    for (const service of services) {
+    for (const service of services.filter((candidate) => !classes.has(candidate))) {
       markOrigin(service, { kind: 'directory', directory, file, rank });
-      classes.push(service);
+      classes.add(service);
     }
   }
-  return classes;
+  return [...classes];
 }

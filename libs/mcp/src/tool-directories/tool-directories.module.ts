@@ -1,4 +1,4 @@
-import { Logger, Module, Scope, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { Logger, Module, Scope, type DynamicModule, type ModuleMetadata, type Provider } from '@nestjs/common';
 import { INQUIRER } from '@nestjs/core';
 import { findToolFiles } from './find-tool-files.js';
 import { importToolFiles } from './import-tool-files.js';
@@ -28,6 +28,6 @@ export class ToolDirectoriesModule {
   static async register(options: ToolDirectoriesOptions): Promise<DynamicModule> {
     const logger = new Logger('ToolDirectories');
     const classes = await importToolFiles(findToolFiles(options.directories), logger);
-    return { module: ToolDirectoriesModule, imports: options.imports ?? [], providers: [...(classes as never[]), classNamedLogger] };
+    return { module: ToolDirectoriesModule, imports: options.imports ?? [], providers: [...(classes as Provider[]), classNamedLogger] };
   }
 }

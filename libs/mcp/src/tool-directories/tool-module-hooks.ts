@@ -28,7 +28,8 @@ export function initialize(data: ToolModuleHooksData): void {
   settings = data;
 }
 
-const inToolDirectory = (url: string) => settings.directories.some((directory) => url.startsWith(directory));
+/** A tool directory's own files; packages installed beside them keep their own module format. */
+const inToolDirectory = (url: string) => !url.includes('/node_modules/') && settings.directories.some((directory) => url.startsWith(directory));
 
 export async function resolve(
   specifier: string,
