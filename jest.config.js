@@ -17,6 +17,8 @@ export default {
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper: {
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
+    // Tool directories import the public tool API by this name; compiled entry points map it with module hooks.
+    '^mirobody$': '<rootDir>/apps/server/src/tool-api.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/apps/**/test/**/*.e2e-spec.ts'],

@@ -5,8 +5,9 @@ import { AuthModule } from '@app/auth';
 import { CommonModule } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { FilesModule } from '@app/files';
-import { McpModule } from '@app/mcp';
+import { McpModule, ToolDirectoriesModule } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
+import { AdminToolsController } from './admin-tools.controller.js';
 import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
@@ -35,13 +36,16 @@ export class AppModule {
           maxSessions: config.MCP_MAX_SESSIONS,
           resourceMetadataUrl: `${config.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource`,
           ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),
+          agentTools: config.AGENT_TOOLS,
         }),
         AuthModule.register(config),
         FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),
         ToolsModule.register(config),
         ...(extensions.imports ?? []),
+        // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
+        ...(config.MCP_TOOL_DIRS.length ? [ToolDirectoriesModule.register({ directories: config.MCP_TOOL_DIRS })] : []),
       ],
-      controllers: [HealthController],
+      controllers: [HealthController, AdminToolsController],
       providers: [GracefulShutdown],
     };
   }

@@ -1,9 +1,14 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signToken } from '@app/auth';
+import { CATALOG_FORMATS, registerToolModuleHooks, type CatalogFormat, type ExploreLog } from '@app/mcp';
 import { ConfigError, loadAppConfig } from './config.js';
+import { catalogFromConfig } from './tool-catalog.js';
 
-export const USAGE = 'Usage: npm run cli -- token --sub <subject> [--email <address>] [--name <name>] [--admin] [--ttl 1h]';
+export const USAGE = [
+  'Usage: npm run cli -- token --sub <subject> [--email <address>] [--name <name>] [--admin] [--ttl 1h]',
+  `       npm run cli -- tools [--format ${CATALOG_FORMATS.join('|')}] [--agent <name>]`,
+].join('\n');
 
 /** The command cannot be carried out: the message goes to stderr, with the usage for a mistake on the command line. */
 export class CliError extends Error {
@@ -18,11 +23,12 @@ export class CliError extends Error {
 const usageError = (message: string) => new CliError(message, 2);
 
 /**
- * Operator commands that need no running server. `token` prints a JWT signed with the HS256 secret
+ * Operator commands that need no running server. `tools` prints the tool catalog. `token` prints a JWT signed with the HS256 secret
  * the server uses: JWT_SECRET from the same config layers, else the secret generated in DATA_DIR.
  */
-export async function runCli(argv: string[], environment: Record<string, string | undefined>, configDir?: string): Promise<string> {
+export async function runCli(argv: string[], environment: Record<string, string | undefined>, configDir?: string, log: ExploreLog = stderrLog): Promise<string> {
   const [command, ...rest] = argv;
+  if (command === 'tools') return tools(rest, environment, configDir, log);
   if (command !== 'token') throw usageError(command ? `Unknown command "${command}"` : 'No command given');
   let values: { sub?: string; email?: string; name?: string; admin?: boolean; ttl?: string };
   try {
@@ -44,8 +50,32 @@ export async function runCli(argv: string[], environment: Record<string, string 
   }
 }
 
+/** Start-up messages of the tool loader (imports that failed, overrides) go to stderr, the catalog to stdout. */
+const stderrLog: ExploreLog = {
+  log: (message) => process.stderr.write(`${message}\n`),
+  warn: (message) => process.stderr.write(`warn: ${message}\n`),
+  error: (message) => process.stderr.write(`error: ${message}\n`),
+};
+
+/** `tools`: the catalog a server with this configuration serves to the agent, as `GET /admin/tools` answers it. */
+async function tools(args: string[], environment: Record<string, string | undefined>, configDir: string | undefined, log: ExploreLog): Promise<string> {
+  let values: { format?: string; agent?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { format: { type: 'string' }, agent: { type: 'string' } }, strict: true }));
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  const format = (values.format ?? 'mcp') as CatalogFormat;
+  if (!CATALOG_FORMATS.includes(format)) throw usageError(`--format must be one of ${CATALOG_FORMATS.join(', ')}, got "${values.format}"`);
+  if (values.agent === '') throw usageError('--agent needs a name');
+  const config = loadAppConfig(environment, { configDir });
+  return JSON.stringify(await catalogFromConfig(config, format, values.agent, log), null, 2);
+}
+
 async function main(): Promise<void> {
   try {
+    const config = process.argv[2] === 'tools' ? loadAppConfig(process.env, { configDir: process.cwd() }) : undefined;
+    if (config) registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.MCP_TOOL_DIRS);
     process.stdout.write(`${await runCli(process.argv.slice(2), process.env, process.cwd())}\n`);
   } catch (error) {
     if (error instanceof CliError) {

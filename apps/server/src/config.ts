@@ -1,10 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
 import { ConfigError } from '@app/common';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
 import { filesConfig } from '@app/files';
+import { agentToolListsFrom, isAgentListKey, type AgentToolLists } from '@app/mcp';
 
 export { ConfigError };
 
@@ -35,6 +36,10 @@ export interface AppConfig extends AuthModuleOptions {
   memory: MemoryOptions;
   /** The files lib's section (FILES_*, S3_*). */
   files: ReturnType<typeof filesConfig.load>;
+  /** Directories of deployed tool files, in order: the first that defines a tool name wins over later ones and the packaged tools. */
+  MCP_TOOL_DIRS: string[];
+  /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`, by agent. */
+  AGENT_TOOLS: AgentToolLists;
 }
 
 /** The app's own keys. */
@@ -51,6 +56,7 @@ const APP_KEYS = [
   'MCP_MAX_SESSIONS',
   'MCP_SESSION_SECRET',
   'MCP_ALLOWED_HOSTS',
+  'MCP_TOOL_DIRS',
   'JWT_SECRET',
   'JWKS_URL',
   'JWT_ISSUER',
@@ -212,13 +218,18 @@ function readConfigFile(path: string): Env {
   const values: Env = {};
   for (const [key, value] of Object.entries(content)) {
     // A misspelt key would otherwise be ignored without a word.
-    if (!CONFIG_KEYS.includes(key)) throw new ConfigError(key, `unknown key in ${name}`);
+    if (!isConfigKey(key)) throw new ConfigError(key, `unknown key in ${name}`);
     if (value === null) continue;
     if (Array.isArray(value)) values[key] = value.join(',');
     else if (typeof value === 'object') throw new ConfigError(key, `expected a single value or a list in ${name}`);
     else values[key] = String(value);
   }
   return values;
+}
+
+/** A fixed key, or an agent's tool list (`ALLOWED_TOOLS_{NAME}`, `DISALLOWED_TOOLS_{NAME}`). */
+function isConfigKey(key: string): boolean {
+  return (CONFIG_KEYS as readonly string[]).includes(key) || isAgentListKey(key);
 }
 
 /** The layers, later wins: config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
@@ -230,11 +241,25 @@ function layered(env: Env, configDir: string | undefined): Env {
   }
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
-  const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
+  // An agent's list set to nothing is a list (of no tools), not an unset key.
+  const fromEnv = Object.fromEntries(
+    Object.keys(env)
+      .filter((key) => ((CONFIG_KEYS as readonly string[]).includes(key) && env[key] !== '') || isAgentListKey(key))
+      .filter((key) => env[key] !== undefined)
+      .map((key) => [key, env[key]]),
+  );
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;
+
+/** A listed directory that is not there is almost always a typo: its tools would vanish without a word. */
+function toolDirectories(env: Env): string[] {
+  const directories = (list(env, 'MCP_TOOL_DIRS') ?? []).map((directory) => resolve(directory));
+  const missing = directories.find((directory) => !existsSync(directory) || !statSync(directory).isDirectory());
+  if (missing) throw new ConfigError('MCP_TOOL_DIRS', `${missing} is not a directory`);
+  return directories;
+}
 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
@@ -261,6 +286,8 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_MAX_SESSIONS: integer(env, 'MCP_MAX_SESSIONS', 10_000, 1, 1_000_000),
     MCP_SESSION_SECRET: secret || undefined,
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
+    MCP_TOOL_DIRS: toolDirectories(env),
+    AGENT_TOOLS: agentToolListsFrom(env),
     ...authConfig(env, environment.NODE_ENV === 'production'),
     memory: memoryConfig.load(env),
     files: filesConfig.load(env),

@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { registerToolModuleHooks } from '@app/mcp';
 import { ConfigError, loadAppConfig, type AppConfig } from './config.js';
 import { createApp } from './create-app.js';
 
@@ -13,6 +14,7 @@ function configuration(): AppConfig {
 }
 
 const config = configuration();
+registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.MCP_TOOL_DIRS);
 const app = await createApp(config);
 // SIGTERM: stop accepting, let requests finish, close sessions and the database, then exit 0.
 app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });

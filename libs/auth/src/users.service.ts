@@ -28,12 +28,12 @@ export class UsersService {
   async callerFromToken(identity: TokenIdentity): Promise<UserInfo> {
     const userId = await this.idFor(identity);
     const admin = identity.roles.includes(ADMIN_ROLE) || (identity.emailVerified && this.isAdminEmail(identity.email));
-    return caller(userId, identity.email, identity.name, admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles);
+    return caller(userId, identity.email, identity.name, admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles, identity.agent);
   }
 
-  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`. */
-  callerFromUser(user: UserEntity): UserInfo {
-    return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : []);
+  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`; the agent is the one it was created for. */
+  callerFromUser(user: UserEntity, agent?: string | null): UserInfo {
+    return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : [], agent ?? undefined);
   }
 
   /** Drops what is remembered of an erased user, so their next token makes a new user. */
@@ -67,6 +67,6 @@ export class UsersService {
   }
 }
 
-function caller(userId: string, email: string | undefined, name: string | undefined, roles: string[]): UserInfo {
-  return { userId, ...(email ? { email } : {}), ...(name ? { name } : {}), roles };
+function caller(userId: string, email: string | undefined, name: string | undefined, roles: string[], agent?: string): UserInfo {
+  return { userId, ...(email ? { email } : {}), ...(name ? { name } : {}), roles, ...(agent ? { agent } : {}) };
 }

@@ -14,9 +14,16 @@ export interface McpCallerResolver {
 
 export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');
 
-/** The resolved caller (and the HTTP request id, for error reports) travel through the SDK inside `AuthInfo.extra`. */
-export function toAuthInfo(caller: UserInfo, requestId?: string): AuthInfo {
-  return { token: '', clientId: caller.userId, scopes: [], extra: { caller, ...(requestId ? { requestId } : {}) } };
+/** The resolved caller, its agent and the HTTP request id (for error reports) travel through the SDK inside `AuthInfo.extra`; an anonymous caller may still name an agent. */
+export function toAuthInfo(caller: UserInfo | undefined, context: { agent?: string; requestId?: string } = {}): AuthInfo | undefined {
+  const agent = context.agent ?? caller?.agent;
+  if (!caller && agent === undefined) return undefined;
+  const extra = {
+    ...(caller ? { caller: agent === undefined ? caller : { ...caller, agent } } : {}),
+    ...(agent === undefined ? {} : { agent }),
+    ...(context.requestId ? { requestId: context.requestId } : {}),
+  };
+  return { token: '', clientId: caller?.userId ?? '', scopes: [], extra };
 }
 
 export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
@@ -25,6 +32,10 @@ export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | u
 
 export function requestIdFromAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
   return authInfo?.extra?.requestId as string | undefined;
+}
+
+export function agentFromAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
+  return authInfo?.extra?.agent as string | undefined;
 }
 
 /** What the server reports after each `tools/call` by a known caller, e.g. for an access log. */

@@ -1,4 +1,5 @@
 import type { Implementation, ServerContext } from '@modelcontextprotocol/server';
+import type { AgentToolLists } from './visibility/tool-visibility.js';
 
 export interface McpModuleOptions {
   serverInfo: Implementation;
@@ -13,6 +14,8 @@ export interface McpModuleOptions {
   resourceMetadataUrl?: string;
   /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28); defaults to `McpRequestState.verify`. */
   requestStateVerify?: (state: string, ctx: ServerContext) => unknown;
+  /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`: which tools, prompts and resources each agent sees. */
+  agentTools?: AgentToolLists;
 }
 
 export const MCP_MODULE_OPTIONS = Symbol('MCP_MODULE_OPTIONS');

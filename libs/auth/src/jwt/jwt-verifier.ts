@@ -15,6 +15,8 @@ export interface TokenIdentity {
   emailVerified: boolean;
   name?: string;
   roles: string[];
+  /** The `agent` claim: the agent this token was issued to, which decides the tools it sees. */
+  agent?: string;
 }
 
 type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'>;
@@ -65,6 +67,7 @@ export class JwtVerifier {
       emailVerified: payload.email_verified !== false,
       name: typeof payload.name === 'string' ? payload.name : undefined,
       roles: rolesFrom(claimAt(payload, this.options.JWT_ROLES_CLAIM)),
+      ...(typeof payload.agent === 'string' && payload.agent !== '' ? { agent: payload.agent } : {}),
     };
   }
 

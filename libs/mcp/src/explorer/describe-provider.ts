@@ -16,6 +16,7 @@ import type {
   ToolParameterMetadata,
 } from '../decorators/metadata.types.js';
 import { buildInputSchema } from '../schema/build-input-schema.js';
+import { PACKAGED, type ToolOrigin } from '../tool-directories/tool-origin.js';
 import { completionRefKey, type DiscoveredCapabilities, type ToolDescriptor } from './descriptors.js';
 
 export const TOOL_CLASS_SUFFIX = 'Service';
@@ -50,7 +51,7 @@ export function hasMcpMetadata(prototype: object): boolean {
   return false;
 }
 
-export function describeTool(instance: object, className: string, methodName: string, options: ToolOptions): ToolDescriptor {
+export function describeTool(instance: object, className: string, methodName: string, options: ToolOptions, origin: ToolOrigin = PACKAGED): ToolDescriptor {
   const prototype = Object.getPrototypeOf(instance);
   const owner = `${className}.${methodName}`;
   const parameters: ToolParameterMetadata[] = Reflect.getOwnMetadata(MCP_ARGS_METADATA, prototype, methodName) ?? [];
@@ -66,18 +67,19 @@ export function describeTool(instance: object, className: string, methodName: st
     inputSchema: schema,
     requiresCaller: parameters.some((parameter) => parameter.kind === 'caller'),
     warnings: options.description ? warnings : [...warnings, `${owner}: tool has no description; models decide whether to call a tool from it`],
+    origin,
   };
 }
 
 /** Everything one provider instance contributes: tools, resources, templates, prompts and completions. */
-export function describeProvider(instance: object, className: string): DiscoveredCapabilities {
+export function describeProvider(instance: object, className: string, origin: ToolOrigin = PACKAGED): DiscoveredCapabilities {
   const prototype = Object.getPrototypeOf(instance);
   const found: DiscoveredCapabilities = { tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] };
   for (const methodName of ownPublicMethodNames(prototype)) {
     const method = prototype[methodName];
-    const base = { className, methodName, instance };
+    const base = { className, methodName, instance, origin };
     const tool: ToolOptions | undefined = Reflect.getMetadata(MCP_TOOL_METADATA, method);
-    if (tool) found.tools.push(describeTool(instance, className, methodName, tool));
+    if (tool) found.tools.push(describeTool(instance, className, methodName, tool, origin));
     const resource: ResourceOptions | undefined = Reflect.getMetadata(MCP_RESOURCE_METADATA, method);
     if (resource) found.resources.push({ ...base, options: resource });
     const template: ResourceTemplateOptions | undefined = Reflect.getMetadata(MCP_RESOURCE_TEMPLATE_METADATA, method);

@@ -1,3 +1,4 @@
+import type { ToolOrigin } from '../tool-directories/tool-origin.js';
 import type { JsonSchema, PromptOptions, ResourceOptions, ResourceTemplateOptions, ToolOptions, ToolParameterMetadata } from '../decorators/metadata.types.js';
 
 /** Everything the registry needs to publish and call one tool; built once at bootstrap. */
@@ -12,12 +13,15 @@ export interface ToolDescriptor {
   /** True when a parameter takes the authenticated caller. */
   readonly requiresCaller: boolean;
   readonly warnings: readonly string[];
+  /** Packaged, or the tool-directory file that defined it. */
+  readonly origin: ToolOrigin;
 }
 
 interface HandlerDescriptor {
   readonly className: string;
   readonly methodName: string;
   readonly instance: object;
+  readonly origin: ToolOrigin;
 }
 
 export interface ResourceDescriptor extends HandlerDescriptor {

@@ -4,7 +4,10 @@ import { DiscoveryService } from '@nestjs/core';
 import type { InstanceWrapper } from '@nestjs/core/injector/instance-wrapper.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import type { DiscoveredCapabilities } from './descriptors.js';
-import { describeProvider, hasMcpMetadata, TOOL_CLASS_SUFFIX } from './describe-provider.js';
+import { hasMcpMetadata } from './describe-provider.js';
+import { exploreClasses, type ClassToExplore } from './explore-classes.js';
+
+export type { OptionalToolClass } from './explore-classes.js';
 
 const isScoped = (wrapper: InstanceWrapper) => wrapper.scope !== undefined && wrapper.scope !== Scope.DEFAULT;
 
@@ -35,11 +38,6 @@ function refuseRequestScoped(wrapper: InstanceWrapper): never {
   );
 }
 
-/** A tool class may opt out at start-up, e.g. when the integration it wraps is not configured. */
-export interface OptionalToolClass {
-  enabled?(config: ConfigService | undefined): boolean;
-}
-
 /** Walks the Nest providers once at bootstrap and describes every tool, resource and prompt they declare. */
 @Injectable()
 export class McpExplorer {
@@ -51,58 +49,20 @@ export class McpExplorer {
   ) {}
 
   explore(): DiscoveredCapabilities {
-    const found: DiscoveredCapabilities = { tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] };
+    const classes: ClassToExplore[] = [];
     const seen = new Set<object>();
     for (const wrapper of this.discovery.getProviders()) {
       const { instance, metatype } = wrapper;
       if (metatype && !wrapper.isDependencyTreeStatic() && hasMcpMetadata(metatype.prototype)) refuseRequestScoped(wrapper);
       if (!instance || typeof instance !== 'object' || !metatype || seen.has(instance)) continue;
       seen.add(instance);
-      const prototype = Object.getPrototypeOf(instance);
-      if (!hasMcpMetadata(prototype)) continue;
-      const className = instance.constructor.name;
-      if (!className.endsWith(TOOL_CLASS_SUFFIX)) {
-        this.logger.warn(`Ignoring MCP decorators on ${className}: only providers whose class name ends in "${TOOL_CLASS_SUFFIX}" are explored`);
-        continue;
-      }
-      if (!this.isEnabled(instance.constructor as OptionalToolClass, className)) continue;
-      const described = describeProvider(instance, className);
-      for (const key of Object.keys(found) as (keyof DiscoveredCapabilities)[]) {
-        (found[key] as unknown[]).push(...described[key]);
-      }
+      classes.push({ metatype: instance.constructor, instance });
     }
-    this.refuseDuplicates(found);
+    const found = exploreClasses(classes, this.config, this.logger);
     for (const tool of found.tools) {
       for (const warning of tool.warnings) this.logger.warn(warning);
       this.logger.log(`Loaded tool: ${tool.name}`);
     }
     return found;
-  }
-
-  private isEnabled(toolClass: OptionalToolClass, className: string): boolean {
-    if (typeof toolClass.enabled !== 'function') return true;
-    try {
-      if (toolClass.enabled(this.config)) return true;
-      this.logger.log(`Skipping disabled tool class: ${className}`);
-    } catch (error) {
-      this.logger.warn(`Skipping disabled tool class: ${className} (enabled() threw: ${(error as Error).message})`);
-    }
-    return false;
-  }
-
-  private refuseDuplicates(found: DiscoveredCapabilities): void {
-    const lists: [string, { key: string; owner: string }[]][] = [
-      ['tool', found.tools.map((tool) => ({ key: tool.name, owner: `${tool.className}.${tool.methodName}` }))],
-      ['prompt', found.prompts.map((prompt) => ({ key: prompt.name, owner: `${prompt.className}.${prompt.methodName}` }))],
-      ['resource', found.resources.map((resource) => ({ key: resource.options.uri, owner: `${resource.className}.${resource.methodName}` }))],
-    ];
-    for (const [kind, entries] of lists) {
-      const owners = new Map<string, string>();
-      for (const { key, owner } of entries) {
-        const first = owners.get(key);
-        if (first) throw new ToolDefinitionError(`${kind} "${key}"`, `declared by both ${first} and ${owner}`, 'rename one of them with the name option');
-        owners.set(key, owner);
-      }
-    }
   }
 }

@@ -19,12 +19,10 @@ function optionalId(value: unknown, name: string): string | undefined {
  * - `conversationId`: the `X-Conversation-Id` header (else, later, the MCP session id);
  * - `actingFor`: the `X-Acting-For` header, the member a caregiver acts for (the lib that owns
  *   members checks the caller may);
- * - `agent`: the caller's MCP secret's agent, else `?agent=` on the `/mcp` URL.
  * A malformed value is a 400 naming the header, never silently dropped.
  */
 export function withCallContext(request: FastifyRequest, caller: UserInfo): UserInfo {
   const conversationId = optionalId(request.headers['x-conversation-id'], 'X-Conversation-Id');
   const actingFor = optionalId(request.headers['x-acting-for'], 'X-Acting-For');
-  const agent = caller.agent ?? optionalId((request.query as Record<string, unknown> | undefined)?.agent, 'The agent query parameter');
-  return { ...caller, ...(conversationId ? { conversationId } : {}), ...(actingFor ? { actingFor } : {}), ...(agent ? { agent } : {}) };
+  return { ...caller, ...(conversationId ? { conversationId } : {}), ...(actingFor ? { actingFor } : {}) };
 }

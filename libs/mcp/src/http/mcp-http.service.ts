@@ -15,13 +15,14 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED, bearerChallenge, Signer } from '@app/common';
-import { MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
+import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { withCallContext } from './call-context.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
+import { requestedAgent } from './requested-agent.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
@@ -100,12 +101,13 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     let authInfo: AuthInfo | undefined;
     try {
       const caller = await this.callerResolver?.resolve(request);
-      authInfo = caller ? toAuthInfo(withCallContext(request, caller), request.id) : undefined;
+      // The credential's agent, when it names one, is not the request's to change.
+      authInfo = toAuthInfo(caller && withCallContext(request, caller), { agent: caller?.agent ?? requestedAgent(request), requestId: request.id });
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
       return this.refuse(response, error.getStatus(), error.message);
     }
-    if (!authInfo && this.callsAuthTool(request.body)) {
+    if (!callerFromAuthInfo(authInfo) && this.callsAuthTool(request.body, agentFromAuthInfo(authInfo))) {
       return this.refuse(response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED);
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
@@ -168,11 +170,11 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** True when the body calls a tool that acts for a user; such a call without credentials is challenged, not run. */
-  private callsAuthTool(body: unknown): boolean {
+  private callsAuthTool(body: unknown, agent: string | undefined): boolean {
     const messages = Array.isArray(body) ? body : [body];
     return messages.some((message) => {
       if (jsonRpcKind(message) !== 'request' || message.method !== 'tools/call') return false;
-      return this.registry.getTool(String(message.params?.name))?.descriptor.requiresCaller === true;
+      return this.registry.getTool(String(message.params?.name), agent)?.descriptor.requiresCaller === true;
     });
   }
 

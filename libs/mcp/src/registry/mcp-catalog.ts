@@ -12,7 +12,9 @@ import {
   type ReadResourceResult,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { agentFromAuthInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
+import { ToolVisibility } from '../visibility/tool-visibility.js';
 import {
   completionRefKey,
   type CompletionDescriptor,
@@ -30,7 +32,10 @@ function call(descriptor: { instance: object; methodName: string }, ...args: unk
   return Promise.resolve(method.apply(descriptor.instance, args));
 }
 
-/** Resources, resource templates, prompts and completions, with their list payloads built once. */
+/**
+ * Resources, resource templates, prompts and completions, with their list payloads built once (and
+ * once per agent with tool lists, which name resources and prompts by their `name` as they do tools).
+ */
 export class McpCatalog {
   private readonly resources: Map<string, ResourceDescriptor>;
   private readonly templates: { descriptor: ResourceTemplateDescriptor; template: UriTemplate }[];
@@ -39,8 +44,12 @@ export class McpCatalog {
   readonly resourceList: ListResourcesResult;
   readonly templateList: ListResourceTemplatesResult;
   readonly promptList: ListPromptsResult;
+  private readonly views = { resources: new Map<string, ListResourcesResult>(), templates: new Map<string, ListResourceTemplatesResult>(), prompts: new Map<string, ListPromptsResult>() };
 
-  constructor(found: DiscoveredCapabilities) {
+  constructor(
+    found: DiscoveredCapabilities,
+    private readonly visibility = new ToolVisibility(),
+  ) {
     this.resources = new Map(found.resources.map((resource) => [resource.options.uri, resource]));
     this.templates = found.resourceTemplates.map((descriptor) => ({ descriptor, template: new UriTemplate(descriptor.options.uriTemplate) }));
     this.prompts = new Map(found.prompts.map((prompt) => [prompt.name, prompt]));
@@ -57,6 +66,20 @@ export class McpCatalog {
     });
   }
 
+  resourceListFor(agent: string | undefined): ListResourcesResult {
+    return this.visibility.view(this.views.resources, agent, this.resourceList, (allows) => Object.freeze({ resources: this.resourceList.resources.filter((resource) => allows(resource.name)) }));
+  }
+
+  templateListFor(agent: string | undefined): ListResourceTemplatesResult {
+    return this.visibility.view(this.views.templates, agent, this.templateList, (allows) =>
+      Object.freeze({ resourceTemplates: this.templateList.resourceTemplates.filter((template) => allows(template.name)) }),
+    );
+  }
+
+  promptListFor(agent: string | undefined): ListPromptsResult {
+    return this.visibility.view(this.views.prompts, agent, this.promptList, (allows) => Object.freeze({ prompts: this.promptList.prompts.filter((prompt) => allows(prompt.name)) }));
+  }
+
   get hasResources(): boolean {
     return this.resources.size + this.templates.length > 0;
   }
@@ -69,18 +92,20 @@ export class McpCatalog {
     return this.completions.size > 0;
   }
 
+  /** A resource the caller's agent may not see is not found, exactly like a missing one. */
   async readResource(uri: string, sdk: ServerContext): Promise<ReadResourceResult> {
+    const agent = agentFromAuthInfo(sdk.http?.authInfo);
     const fixed = this.resources.get(uri);
-    if (fixed) return toReadResult(await call(fixed, uri, new McpToolContext(sdk)), uri, fixed.options.mimeType);
+    if (fixed && this.visibility.allows(fixed.options.name, agent)) return toReadResult(await call(fixed, uri, new McpToolContext(sdk)), uri, fixed.options.mimeType);
     for (const { descriptor, template } of this.templates) {
-      const variables = template.match(uri);
+      const variables = this.visibility.allows(descriptor.options.name, agent) ? template.match(uri) : null;
       if (variables) return toReadResult(await call(descriptor, uri, variables, new McpToolContext(sdk)), uri, descriptor.options.mimeType);
     }
     throw new ResourceNotFoundError(uri, `Resource not found: ${uri}`);
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined, sdk: ServerContext): Promise<GetPromptResult> {
-    const prompt = this.prompts.get(name);
+    const prompt = this.visibility.allows(name, agentFromAuthInfo(sdk.http?.authInfo)) ? this.prompts.get(name) : undefined;
     if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     const missing = (prompt.options.arguments ?? []).filter((argument) => argument.required && args?.[argument.name] === undefined);
     if (missing.length) {

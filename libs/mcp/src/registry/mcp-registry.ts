@@ -11,14 +11,19 @@ import {
 } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
 import { AUTHENTICATION_REQUIRED } from '@app/common';
-import { callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
+import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
-import { ToolDefinitionError } from '../schema/tool-definition.error.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { describeOrigin } from '../tool-directories/tool-origin.js';
+import { ToolVisibility } from '../visibility/tool-visibility.js';
+import { inProcessContext } from './in-process-context.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './llm-functions.js';
 import { McpCatalog } from './mcp-catalog.js';
+import { formatCatalog, type CatalogFormat, type ToolCatalog } from './tool-catalog.js';
+import { compileOrSkip, toToolDefinition } from './tool-definition.js';
 import { createToolInvoker, type ToolInvoker } from './tool-invoker.js';
 import { toolErrorResult } from './tool-error-policy.js';
 import { errorResult, toCallToolResult } from './tool-result.js';
@@ -31,6 +36,12 @@ export interface RegisteredTool {
   readonly invoke: ToolInvoker;
 }
 
+export interface InProcessCallOptions {
+  /** The agent the call is made for: its tool lists apply as on `/mcp`. */
+  agent?: string;
+  /** Cancels the call, as a client's cancellation would. */
+  signal?: AbortSignal;
+}
 
 /**
  * Holds every tool, resource and prompt, with compiled validators and the ready-made `tools/list`
@@ -41,13 +52,19 @@ export class McpRegistry implements OnModuleInit {
   private readonly logger = new Logger('McpRegistry');
   private readonly tools = new Map<string, RegisteredTool>();
   private listResult: ListToolsResult = { tools: [] };
-  catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] });
+  private readonly listsByAgent = new Map<string, ListToolsResult>();
+  private readonly visibility: ToolVisibility;
+  catalog: McpCatalog;
 
   constructor(
     private readonly explorer: McpExplorer,
     private readonly contextCreator: ExternalContextCreator,
     @Optional() @Inject(MCP_CALL_OBSERVER) private readonly observer?: McpCallObserver,
-  ) {}
+    @Optional() @Inject(MCP_MODULE_OPTIONS) options?: Pick<McpModuleOptions, 'agentTools'>,
+  ) {
+    this.visibility = new ToolVisibility(options?.agentTools);
+    this.catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] }, this.visibility);
+  }
 
   onModuleInit(): void {
     this.load(this.explorer.explore());
@@ -57,17 +74,22 @@ export class McpRegistry implements OnModuleInit {
   load(found: DiscoveredCapabilities): void {
     const validator = new ArgumentValidator();
     this.tools.clear();
+    this.listsByAgent.clear();
     for (const descriptor of found.tools) {
+      const validate = compileOrSkip(validator, descriptor, this.logger);
+      if (!validate) continue;
       this.tools.set(descriptor.name, {
         descriptor,
         definition: toToolDefinition(descriptor),
-        validate: compileOrExplain(validator, descriptor),
+        validate,
         invoke: createToolInvoker(descriptor, this.contextCreator),
       });
     }
     this.listResult = Object.freeze({ tools: [...this.tools.values()].map((tool) => tool.definition) });
-    this.catalog = new McpCatalog(found);
+    this.catalog = new McpCatalog(found, this.visibility);
   }
+
+
 
   get size(): number {
     return this.tools.size;
@@ -77,17 +99,22 @@ export class McpRegistry implements OnModuleInit {
     return this.tools.size > 0;
   }
 
-  listTools(): ListToolsResult {
-    return this.listResult;
+  /** The `tools/list` payload the agent sees (everything without an agent, or for one without lists); built once per agent. */
+  listTools(agent?: string): ListToolsResult {
+    return this.visibility.view(this.listsByAgent, agent, this.listResult, (allows) =>
+      Object.freeze({ tools: this.listResult.tools.filter((tool) => allows(tool.name)) }),
+    );
   }
 
-  getTool(name: string): RegisteredTool | undefined {
-    return this.tools.get(name);
+  /** A tool the agent may see; a hidden one is as unknown as one that does not exist. */
+  getTool(name: string, agent?: string): RegisteredTool | undefined {
+    const tool = this.tools.get(name);
+    return tool && this.visibility.allows(name, agent) ? tool : undefined;
   }
 
   /** Validates, resolves the caller, runs the tool and maps its result; a failing tool never escapes as an exception. */
   async callTool(name: string, rawArgs: unknown, sdk: ServerContext): Promise<CallToolResult | InputRequiredResult> {
-    const tool = this.tools.get(name);
+    const tool = this.getTool(name, agentFromAuthInfo(sdk.http?.authInfo));
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const caller = callerFromAuthInfo(sdk.http?.authInfo);
     if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
@@ -125,51 +152,38 @@ export class McpRegistry implements OnModuleInit {
     });
   }
 
-  /** Tools as OpenAI Chat Completions function tools. */
-  toOpenAiChatTools() {
-    return this.functionSources().map(toOpenAiChatFunction);
+  /**
+   * Calls a tool from code in this process (an agent loop, a scheduled job) with the rules of
+   * `/mcp`: the agent's lists, argument validation, the caller requirement, enhancers, result
+   * mapping. An unknown or hidden tool throws like `tools/call` answers it.
+   */
+  call(name: string, args: Record<string, unknown>, caller: UserInfo | undefined, options: InProcessCallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+    const agent = options.agent ?? caller?.agent;
+    return this.callTool(name, args, inProcessContext(caller, agent, options.signal ?? new AbortController().signal));
   }
 
-  /** Tools as OpenAI Responses API function tools. */
-  toOpenAiResponsesTools() {
-    return this.functionSources().map(toOpenAiResponsesFunction);
+  /** Where each tool the agent sees comes from: `packaged`, or its file in a tool directory. */
+  origins(agent?: string): Record<string, string> {
+    return Object.fromEntries(this.listTools(agent).tools.map((tool) => [tool.name, describeOrigin(this.tools.get(tool.name)!.descriptor.origin)]));
   }
 
-  /** Tools as Gemini function declarations. */
-  toGeminiFunctionDeclarations() {
-    return this.functionSources().map(toGeminiFunction);
+  /** The agent's tools in one of the catalog formats, with each tool's origin (`GET /admin/tools`). */
+  catalogFor(format: CatalogFormat, agent?: string): ToolCatalog {
+    return formatCatalog(this.listTools(agent).tools, this.origins(agent), format, agent);
   }
 
-  private functionSources() {
-    return [...this.tools.values()].map(({ definition }) => ({
-      name: definition.name,
-      description: definition.description,
-      inputSchema: definition.inputSchema as Record<string, unknown>,
-    }));
+  /** The agent's tools as OpenAI Chat Completions function tools. */
+  toOpenAiChatTools(agent?: string) {
+    return this.listTools(agent).tools.map(toOpenAiChatFunction);
   }
-}
 
-function toToolDefinition(descriptor: ToolDescriptor): Tool {
-  const { options } = descriptor;
-  return Object.freeze({
-    name: descriptor.name,
-    ...(options.title ? { title: options.title } : {}),
-    ...(options.description ? { description: options.description } : {}),
-    inputSchema: descriptor.inputSchema as Tool['inputSchema'],
-    ...(options.outputSchema ? { outputSchema: options.outputSchema as Tool['outputSchema'] } : {}),
-    ...(options.annotations ? { annotations: options.annotations } : {}),
-    ...(options.meta ? { _meta: options.meta } : {}),
-  });
-}
+  /** The agent's tools as OpenAI Responses API function tools. */
+  toOpenAiResponsesTools(agent?: string) {
+    return this.listTools(agent).tools.map(toOpenAiResponsesFunction);
+  }
 
-function compileOrExplain(validator: ArgumentValidator, descriptor: ToolDescriptor): RegisteredTool['validate'] {
-  try {
-    return validator.compile(descriptor.inputSchema);
-  } catch (error) {
-    throw new ToolDefinitionError(
-      `${descriptor.className}.${descriptor.methodName}`,
-      `its input schema is not valid JSON Schema (${(error as Error).message})`,
-      'correct the inputSchema option',
-    );
+  /** The agent's tools as Gemini function declarations. */
+  toGeminiFunctionDeclarations(agent?: string) {
+    return this.listTools(agent).tools.map(toGeminiFunction);
   }
 }

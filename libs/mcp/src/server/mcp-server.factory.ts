@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { isInputRequiredResult, Server, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/server';
+import { isInputRequiredResult, Server, type Implementation, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import { agentFromAuthInfo } from '../caller.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRequestState } from './mcp-request-state.js';
@@ -28,21 +29,22 @@ export class McpServerFactory {
       ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
       ...this.requestStateOption(),
     });
-    server.setRequestHandler('tools/list', async () => registry.listTools());
+    const agentOf = (ctx: ServerContext) => agentFromAuthInfo(ctx.http?.authInfo);
+    server.setRequestHandler('tools/list', async (_request, ctx) => registry.listTools(agentOf(ctx)));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const result = await registry.callTool(request.params.name, request.params.arguments, ctx);
       if (isInputRequiredResult(result)) return result;
       return server.projectCallToolResult(result, registry.getTool(request.params.name)?.definition.outputSchema);
     });
     if (catalog.hasResources) {
-      server.setRequestHandler('resources/list', async () => catalog.resourceList);
-      server.setRequestHandler('resources/templates/list', async () => catalog.templateList);
+      server.setRequestHandler('resources/list', async (_request, ctx) => catalog.resourceListFor(agentOf(ctx)));
+      server.setRequestHandler('resources/templates/list', async (_request, ctx) => catalog.templateListFor(agentOf(ctx)));
       server.setRequestHandler('resources/read', async (request, ctx) => catalog.readResource(request.params.uri, ctx));
       server.setRequestHandler('resources/subscribe', async () => ({}));
       server.setRequestHandler('resources/unsubscribe', async () => ({}));
     }
     if (catalog.hasPrompts) {
-      server.setRequestHandler('prompts/list', async () => catalog.promptList);
+      server.setRequestHandler('prompts/list', async (_request, ctx) => catalog.promptListFor(agentOf(ctx)));
       server.setRequestHandler('prompts/get', async (request, ctx) => catalog.getPrompt(request.params.name, request.params.arguments, ctx));
     }
     if (catalog.hasCompletions) server.setRequestHandler('completion/complete', async (request) => catalog.complete(request.params));

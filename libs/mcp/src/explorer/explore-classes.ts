@@ -1,0 +1,109 @@
+import type { ConfigService } from '@nestjs/config';
+import { ToolDefinitionError } from '../schema/tool-definition.error.js';
+import { importErrorMessage } from '../tool-directories/import-tool-files.js';
+import { describeOrigin, originOf, precedence, type ToolOrigin } from '../tool-directories/tool-origin.js';
+import type { DiscoveredCapabilities } from './descriptors.js';
+import { describeProvider, hasMcpMetadata, TOOL_CLASS_SUFFIX } from './describe-provider.js';
+
+/** A tool class may opt out at start-up, e.g. when the integration it wraps is not configured. */
+export interface OptionalToolClass {
+  enabled?(config: ConfigService | undefined): boolean;
+}
+
+export interface ExploreLog {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+export interface ClassToExplore {
+  metatype: Function;
+  /** The provider instance; an object of the class's prototype stands in when only describing (the offline catalog). */
+  instance: object;
+}
+
+const emptyCapabilities = (): DiscoveredCapabilities => ({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] });
+
+/**
+ * Describes every tool, resource and prompt the classes declare. Classes from tool directories
+ * come first, in `MCP_TOOL_DIRS` order, and the first definition of a name wins; a directory file
+ * whose declarations cannot be described is skipped like one that fails to import. Two packaged
+ * classes defining one name, or a packaged tool that cannot be described, stop start-up: that is a
+ * bug in the server.
+ */
+export function exploreClasses(classes: readonly ClassToExplore[], config: ConfigService | undefined, log: ExploreLog): DiscoveredCapabilities {
+  const ordered = [...classes].sort((a, b) => precedence(originOf(a.metatype)) - precedence(originOf(b.metatype)));
+  const described: DiscoveredCapabilities[] = [];
+  const failedFiles = new Set<string>();
+  for (const { metatype, instance } of ordered) {
+    const className = metatype.name;
+    if (!hasMcpMetadata(metatype.prototype)) continue;
+    if (!className.endsWith(TOOL_CLASS_SUFFIX)) {
+      log.warn(`Ignoring MCP decorators on ${className}: only providers whose class name ends in "${TOOL_CLASS_SUFFIX}" are explored`);
+      continue;
+    }
+    if (!isEnabled(metatype as OptionalToolClass, className, config, log)) continue;
+    const origin = originOf(metatype);
+    try {
+      described.push(describeProvider(instance, className, origin));
+    } catch (error) {
+      if (origin.kind === 'packaged' || !(error instanceof ToolDefinitionError)) throw error;
+      log.error(importErrorMessage(origin.file, error.message));
+      failedFiles.add(origin.file);
+    }
+  }
+  const found = emptyCapabilities();
+  const loaded = (origin: ToolOrigin) => origin.kind === 'packaged' || !failedFiles.has(origin.file);
+  for (const capabilities of described) {
+    for (const key of Object.keys(found) as (keyof DiscoveredCapabilities)[]) {
+      (found[key] as unknown[]).push(...capabilities[key].filter((entry) => loaded(entry.origin)));
+    }
+  }
+  return firstDefinitionWins(found, log);
+}
+
+function isEnabled(toolClass: OptionalToolClass, className: string, config: ConfigService | undefined, log: ExploreLog): boolean {
+  if (typeof toolClass.enabled !== 'function') return true;
+  try {
+    if (toolClass.enabled(config)) return true;
+    log.log(`Skipping disabled tool class: ${className}`);
+  } catch (error) {
+    log.warn(`Skipping disabled tool class: ${className} (enabled() threw: ${(error as Error).message})`);
+  }
+  return false;
+}
+
+interface Named {
+  className: string;
+  methodName: string;
+  origin: ToolOrigin;
+}
+
+/** Keeps the first entry per key (entries arrive in precedence order) and says which one each later entry lost to. */
+function keepFirst<T extends Named>(kind: string, entries: T[], keyOf: (entry: T) => string, log: ExploreLog): T[] {
+  const kept = new Map<string, T>();
+  for (const entry of entries) {
+    const key = keyOf(entry);
+    const first = kept.get(key);
+    if (!first) {
+      kept.set(key, entry);
+      continue;
+    }
+    const owner = (named: Named) => `${named.className}.${named.methodName} (${describeOrigin(named.origin)})`;
+    if (first.origin.kind === 'packaged' && entry.origin.kind === 'packaged') {
+      throw new ToolDefinitionError(`${kind} "${key}"`, `declared by both ${first.className}.${first.methodName} and ${entry.className}.${entry.methodName}`, 'rename one of them with the name option');
+    }
+    log.warn(`Overriding ${kind} "${key}": ${owner(first)} replaces ${owner(entry)}`);
+  }
+  return [...kept.values()];
+}
+
+function firstDefinitionWins(found: DiscoveredCapabilities, log: ExploreLog): DiscoveredCapabilities {
+  return {
+    tools: keepFirst('tool', found.tools, (tool) => tool.name, log),
+    prompts: keepFirst('prompt', found.prompts, (prompt) => prompt.name, log),
+    resources: keepFirst('resource', found.resources, (resource) => resource.options.uri, log),
+    resourceTemplates: keepFirst('resource template', found.resourceTemplates, (template) => template.options.uriTemplate, log),
+    completions: keepFirst('completion', found.completions, (completion) => `${completion.refKey}#${completion.argument}`, log),
+  };
+}

@@ -1,0 +1,40 @@
+import type { Tool } from '@modelcontextprotocol/server';
+import type { ToolDescriptor } from '../explorer/descriptors.js';
+import { ToolDefinitionError } from '../schema/tool-definition.error.js';
+import { importErrorMessage } from '../tool-directories/import-tool-files.js';
+import type { ArgumentValidator } from './argument-validator.js';
+
+/** The entry published in `tools/list`. */
+export function toToolDefinition(descriptor: ToolDescriptor): Tool {
+  const { options } = descriptor;
+  return Object.freeze({
+    name: descriptor.name,
+    ...(options.title ? { title: options.title } : {}),
+    ...(options.description ? { description: options.description } : {}),
+    inputSchema: descriptor.inputSchema as Tool['inputSchema'],
+    ...(options.outputSchema ? { outputSchema: options.outputSchema as Tool['outputSchema'] } : {}),
+    ...(options.annotations ? { annotations: options.annotations } : {}),
+    ...(options.meta ? { _meta: options.meta } : {}),
+  });
+}
+
+export type ArgumentCheck = (args: Record<string, unknown>) => string | undefined;
+
+/**
+ * The tool's compiled argument check. A packaged tool whose schema does not compile stops start-up;
+ * a directory tool is skipped (`undefined`) and logged like a file that fails to import.
+ */
+export function compileOrSkip(validator: ArgumentValidator, descriptor: ToolDescriptor, log: { error(message: string): void }): ArgumentCheck | undefined {
+  try {
+    return validator.compile(descriptor.inputSchema);
+  } catch (error) {
+    const problem = new ToolDefinitionError(
+      `${descriptor.className}.${descriptor.methodName}`,
+      `its input schema is not valid JSON Schema (${(error as Error).message})`,
+      'correct the inputSchema option',
+    );
+    if (descriptor.origin.kind === 'packaged') throw problem;
+    log.error(importErrorMessage(descriptor.origin.file, problem.message));
+    return undefined;
+  }
+}
