@@ -3,7 +3,6 @@ import { mkdirSync } from 'node:fs';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent';
 import { vector } from '@electric-sql/pglite/vector';
 
 type Callback<T> = (error: Error | null, value?: T) => void;
@@ -82,7 +81,7 @@ export class PGlitePool extends EventEmitter {
     this.db = new PGlite({
       dataDir: options.dataDir,
       // The contrib extensions PostgreSQL packages ship, which migrations may create.
-      extensions: { vector, pg_trgm, btree_gin, unaccent },
+      extensions: { vector, pg_trgm, btree_gin },
       serializers: { [types.BOOL]: serializeBoolean },
       // pg returns bigint as a string (it may not fit a number); TypeORM's entities expect that.
       parsers: { [types.INT8]: (value: string) => value },
