@@ -228,6 +228,7 @@ async function main() {
   const source = path.join(work, 'source.bin');
   console.log(`Preparing a ${FILE_BYTES / MiB} MiB file of random bytes in ${work} ...`);
   const sha256 = await makeSource(source);
+  const loadBefore = os.loadavg()[0].toFixed(1);
   const cpMs = [timeCp(source)];
   const local = await benchBackend('local', {}, source, sha256);
   cpMs.push(timeCp(source));
@@ -235,7 +236,7 @@ async function main() {
   const cpRate = Math.max(...cpMs.map((ms) => rate(FILE_BYTES, ms)));
 
   const line = (label, value) => console.log(`${label.padEnd(38)}${value}`);
-  console.log(`\nfiles bench: ${FILE_BYTES / MiB} MiB, node ${process.version}, ${os.cpus().length} cores`);
+  console.log(`\nfiles bench: ${FILE_BYTES / MiB} MiB, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore} before, ${os.loadavg()[0].toFixed(1)} after`);
   line('cp (same file, same disk, best of 2)', `${cpRate.toFixed(0)} MB/s`);
   for (const { name, up, down } of [local, s3]) {
     line(`${name} upload`, `${rate(FILE_BYTES, up.ms).toFixed(0)} MB/s   peak RSS growth ${mb(up.growth).toFixed(1)} MB`);
