@@ -179,8 +179,16 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     const wrongField = await uploadFile(app, alice, 'x.txt', 'x', { field: 'document' });
     expect(wrongField.status).toBe(400);
     expect(wrongField.body.fields).toEqual({ file: 'missing' });
-    const json = await fetch(new URL('/api/files', app.url), { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' }, body: '{}' });
-    expect(json.status).toBe(400);
+    const post = (contentType: string, body: string) =>
+      fetch(new URL('/api/files', app.url), { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': contentType }, body });
+    expect((await post('application/json', '{}')).status).toBe(400);
+    expect((await post('multipart/form-data', 'no boundary')).status).toBe(400);
+    const before = { objects: await stored(), rows: await fileRows(app) };
+    const unfinished = await post('multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello');
+    expect(unfinished.status).toBe(400);
+    expect(((await unfinished.json()) as { fields: object }).fields).toEqual({ file: 'incomplete or malformed multipart body' });
+    expect(await stored()).toEqual(before.objects);
+    expect(await fileRows(app)).toEqual(before.rows);
   });
 
   it('lists by time or name, a page at a time, filtered by type', async () => {
