@@ -42,8 +42,7 @@ export class LocalDiskStorage implements FileStorage {
     await mkdir(dirname(target), { recursive: true });
     const temporary = join(this.incomingDir, `${randomBytes(12).toString('hex')}.part`);
     try {
-      // A 1 MiB buffer lets the stream gather the socket's 64 KiB chunks into fewer, larger writes.
-      await pipeline(body, createWriteStream(temporary, { flags: 'wx', highWaterMark: 1024 * 1024 }));
+      await pipeline(body, createWriteStream(temporary, { flags: 'wx' }));
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
