@@ -36,6 +36,11 @@ export class UsersService {
     return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : []);
   }
 
+  /** Drops what is remembered of an erased user, so their next token makes a new user. */
+  forget(userId: string): void {
+    for (const [key, id] of this.known) if (id === userId) this.known.delete(key);
+  }
+
   private isAdminEmail(email: string | null | undefined): boolean {
     return !!email && this.adminEmails.has(email.toLowerCase());
   }

@@ -51,6 +51,11 @@ function typeOrmOptions(options: DatabaseModuleOptions, migrations: MigrationCla
     // A failed migration fails the same way on every attempt.
     toRetry: (error: unknown) => !(error instanceof QueryFailedError),
     autoLoadEntities: true,
+    // Extensions come from migrations (which can guard on what the server offers); TypeORM would
+    // otherwise try uuid-ossp, which neither the embedded database nor every managed server has.
+    installExtensions: false,
+    // `@PrimaryGeneratedColumn('uuid')` means `DEFAULT gen_random_uuid()`, built into PostgreSQL 13+.
+    uuidExtension: 'pgcrypto',
     migrations: [EnableVector1795996800000, ...migrations],
     migrationsRun: true,
     synchronize: false,

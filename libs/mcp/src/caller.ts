@@ -14,13 +14,17 @@ export interface McpCallerResolver {
 
 export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');
 
-/** The resolved caller travels through the SDK inside `AuthInfo.extra`. */
-export function toAuthInfo(caller: UserInfo): AuthInfo {
-  return { token: '', clientId: caller.userId, scopes: [], extra: { caller } };
+/** The resolved caller (and the HTTP request id, for error reports) travel through the SDK inside `AuthInfo.extra`. */
+export function toAuthInfo(caller: UserInfo, requestId?: string): AuthInfo {
+  return { token: '', clientId: caller.userId, scopes: [], extra: { caller, ...(requestId ? { requestId } : {}) } };
 }
 
 export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
   return authInfo?.extra?.caller as UserInfo | undefined;
+}
+
+export function requestIdFromAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
+  return authInfo?.extra?.requestId as string | undefined;
 }
 
 /** What the server reports after each `tools/call` by a known caller, e.g. for an access log. */

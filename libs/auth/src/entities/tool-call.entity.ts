@@ -1,4 +1,5 @@
-import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { UserEntity } from './user.entity.js';
 
 /** The access log: one row per `tools/call` by a known user. */
 @Entity('mcp_tool_calls')
@@ -9,6 +10,10 @@ export class ToolCallEntity {
 
   @Column('uuid', { name: 'user_id' })
   userId: string;
+
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'mcp_tool_calls_user_id_fkey' })
+  user?: UserEntity;
 
   @Column('text')
   tool: string;

@@ -53,14 +53,14 @@ export class McpSecretsService {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The owner of a live secret; 401 for an unknown, revoked or expired one. */
-  async owner(secret: string): Promise<UserEntity> {
+  /** The owner of a live secret and the agent it was made for; 401 for an unknown, revoked or expired one. */
+  async owner(secret: string): Promise<{ user: UserEntity; agent: string | null }> {
     const row = await this.secrets.findOne({ where: { secretHash: hashSecret(secret) }, relations: { user: true } });
     if (!row?.user) throw new UnauthorizedException('Unknown MCP secret');
     if (row.revokedAt) throw new UnauthorizedException('This MCP secret was revoked');
     if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('This MCP secret has expired');
     this.background.run('the last use of an MCP secret', () => this.touch(row.id));
-    return row.user;
+    return { user: row.user, agent: row.agent };
   }
 
   /** At most one write a minute per secret: "last used" needs no finer grain than that. */
