@@ -15,6 +15,11 @@ ENV NODE_ENV=production \
     PORT=18080 \
     DATA_DIR=/data
 WORKDIR /app
+# OCR of scans and pictures among uploaded files (FILES_OCR=auto): English and Simplified Chinese,
+# and poppler to render scanned PDFs for it.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends tesseract-ocr tesseract-ocr-chi-sim poppler-utils \
+    && rm -rf /var/lib/apt/lists/*
 # package.json is read at start-up for the server's version.
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
-import { Signer } from '@app/common';
+import { Signer, UserDataContributors } from '@app/common';
 import { DataSource } from 'typeorm';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
@@ -179,8 +179,16 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     const wrongField = await uploadFile(app, alice, 'x.txt', 'x', { field: 'document' });
     expect(wrongField.status).toBe(400);
     expect(wrongField.body.fields).toEqual({ file: 'missing' });
-    const json = await fetch(new URL('/api/files', app.url), { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' }, body: '{}' });
-    expect(json.status).toBe(400);
+    const post = (contentType: string, body: string) =>
+      fetch(new URL('/api/files', app.url), { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': contentType }, body });
+    expect((await post('application/json', '{}')).status).toBe(400);
+    expect((await post('multipart/form-data', 'no boundary')).status).toBe(400);
+    const before = { objects: await stored(), rows: await fileRows(app) };
+    const unfinished = await post('multipart/form-data; boundary=xyz', '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nhello');
+    expect(unfinished.status).toBe(400);
+    expect(((await unfinished.json()) as { fields: object }).fields).toEqual({ file: 'incomplete or malformed multipart body' });
+    expect(await stored()).toEqual(before.objects);
+    expect(await fileRows(app)).toEqual(before.rows);
   });
 
   it('lists by time or name, a page at a time, filtered by type', async () => {
@@ -236,6 +244,29 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     expect((await call(app, 'GET', '/files/signed/garbage')).status).toBe(403);
     await call(app, 'DELETE', `/api/files/${body.fileKey}`, alice);
     expect((await call(app, 'GET', `/files/signed/${token}`)).status).toBe(403);
+  });
+
+  it('is part of the user’s data: exported with download links, counted, erased with the objects', async () => {
+    const frank = await cliToken(app, env, '--sub', 'frank');
+    await uploadFile(app, frank, 'mine.txt', 'frank data');
+    const frankId = await userIdOf(app, 'frank');
+    const files = app.app.get(UserDataContributors).all().find((entry) => entry.name === 'files')!.contributor;
+    expect(await files.countFor(frankId)).toBe(1);
+    expect(await files.exportFor(frankId)).toEqual([
+      expect.objectContaining({ filename: 'mine.txt', extractedText: 'frank data', download: { url: expect.any(String), expiresAt: expect.any(String) } }),
+    ]);
+    const before = (await stored()).length;
+    await files.eraseFor(frankId);
+    await files.eraseFor(frankId);
+    expect(await files.countFor(frankId)).toBe(0);
+    expect(await stored()).toHaveLength(before - 1);
+  });
+
+  it('is described in the OpenAPI document', async () => {
+    const { paths } = (await call(app, 'GET', '/openapi.json')).body as { paths: Record<string, object> };
+    for (const path of ['/api/files', '/api/files/{key}', '/api/files/{key}/content', '/admin/users/{userId}/files', '/admin/users/{userId}/files/{key}', '/files/signed/{token}']) {
+      expect(Object.keys(paths)).toContain(path);
+    }
   });
 
   it('has a schema that matches its entity', async () => {

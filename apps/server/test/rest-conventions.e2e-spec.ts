@@ -19,6 +19,14 @@ const ROUTES = [
   'post /admin/users/{id}/enable',
   'delete /admin/users/{id}',
   'get /admin/audit',
+  'post /api/files',
+  'get /api/files',
+  'get /api/files/{key}',
+  'get /api/files/{key}/content',
+  'delete /api/files/{key}',
+  'get /admin/users/{userId}/files',
+  'delete /admin/users/{userId}/files',
+  'delete /admin/users/{userId}/files/{key}',
 ];
 
 let running: RunningApp;

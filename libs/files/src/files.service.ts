@@ -4,6 +4,7 @@ import type { Readable } from 'node:stream';
 import { decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
 import { In, IsNull, Not, Repository, type FindOptionsSelect } from 'typeorm';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
+import { isTextMime } from './extraction/extraction-kind.js';
 import { FILES_OPTIONS, type FilesModuleOptions } from './files.options.js';
 import { FILE_STORAGE, type ByteRange, type FileStorage } from './storage/file-storage.js';
 import { StoredObjectMissingError } from './storage/object-keys.js';
@@ -27,7 +28,6 @@ export type FileForModel =
 export const FILE_NOT_FOUND = 'File not found.';
 const FILE_KEY = /^[A-Za-z0-9_-]{22}$/;
 const MIME_FILTER = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/;
-const TEXTUAL = /^(text\/|application\/([\w.+-]+\+)?(json|xml)$)/;
 
 /**
  * A user's files: listing, reading, downloading, signing and deleting, always through the owner's
@@ -176,5 +176,5 @@ function selectWithText(files: Repository<StoredFileEntity>): FindOptionsSelect<
 
 /** As the seed says: a file read as extracted text is `text/plain` to the model; text files keep their own type. */
 export function modelMime(mime: string): string {
-  return TEXTUAL.test(mime) ? mime : 'text/plain';
+  return isTextMime(mime) ? mime : 'text/plain';
 }

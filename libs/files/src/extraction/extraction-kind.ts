@@ -5,9 +5,12 @@ const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.doc
 // The raster formats tesseract (through leptonica) reads.
 const OCR_IMAGES = new Set(['image/png', 'image/jpeg', 'image/tiff', 'image/bmp', 'image/gif', 'image/webp', 'image/x-portable-pixmap']);
 
+/** Text as it is: `text/*`, JSON and XML (with their `+json` / `+xml` kin). */
+export const isTextMime = (mime: string): boolean => mime.startsWith('text/') || /^application\/([\w.+-]+\+)?(json|xml)$/.test(mime);
+
 export function extractionKindOf(mime: string): ExtractionKind {
   if (mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
-  if (mime.startsWith('text/') || /^application\/([\w.+-]+\+)?(json|xml)$/.test(mime)) return 'text';
+  if (isTextMime(mime)) return 'text';
   if (mime === 'application/pdf') return 'pdf';
   if (mime === DOCX) return 'docx';
   if (OCR_IMAGES.has(mime)) return 'image';

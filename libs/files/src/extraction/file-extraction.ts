@@ -25,8 +25,9 @@ export class FileExtraction {
     if (!(await this.extractor.canExtract(file.mime))) return { status: 'none', text: null };
     const localPath = this.storage.localPath(file.objectKey);
     if (localPath) return this.extractor.extract(localPath, file.mime, file.size);
-    // Remote objects are read from a temporary copy (only ones small enough to be extracted at all).
-    if (file.size > this.extractor.maxBytes) return this.extractor.extract('', file.mime, file.size);
+    // Remote objects are read from a temporary copy, fetched only when small enough to be read at all.
+    const refused = this.extractor.refuseSize(file.size);
+    if (refused) return refused;
     const directory = await mkdtemp(join(tmpdir(), 'mirobody-extract-'));
     try {
       const copy = join(directory, 'object');

@@ -61,8 +61,9 @@ export class TextExtractor {
     this.slots = new Slots(options.concurrency);
   }
 
-  get maxBytes(): number {
-    return this.options.maxBytes;
+  /** The answer for a file too large to be read at all, so that a caller need not fetch it first. */
+  refuseSize(size: number): Extraction | undefined {
+    return size > this.options.maxBytes ? { status: `failed: larger than ${this.options.maxBytes} bytes, the extraction limit`, text: null } : undefined;
   }
 
   /** Whether this type has anything to extract here (OCR types only when OCR can run). */
@@ -75,7 +76,8 @@ export class TextExtractor {
   async extract(path: string, mime: string, size: number): Promise<Extraction> {
     const kind = extractionKindOf(mime);
     if (kind === 'none' || (kind === 'image' && !(await this.ocrAvailable()))) return { status: 'none', text: null };
-    if (size > this.options.maxBytes) return { status: `failed: larger than ${this.options.maxBytes} bytes, the extraction limit`, text: null };
+    const refused = this.refuseSize(size);
+    if (refused) return refused;
     try {
       const text = await this.slots.run(() => this.read(kind, path, Date.now() + this.options.timeoutMs));
       if (!text.trim()) return { status: 'none', text: null };

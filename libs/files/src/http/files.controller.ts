@@ -12,6 +12,16 @@ import { sendFile } from './send-file.js';
 /** The part of the multipart body that carries the file. */
 export const FILE_FIELD = 'file';
 
+/** The first file part of a multipart body; a body busboy cannot parse is the client's mistake (400), not ours. */
+async function firstFilePart(request: FastifyRequest, maxBytes: number) {
+  try {
+    // One byte past the limit reaches the upload's meter, which refuses it; busboy would silently cut it instead.
+    return await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fieldSize: 1024 }, throwFileSizeLimit: false });
+  } catch (error) {
+    throw new InvalidInputError(`Malformed multipart/form-data body: ${error instanceof Error ? error.message : String(error)}`, { [FILE_FIELD]: 'unreadable' });
+  }
+}
+
 /** The caller's own files. Another user's key answers 404, exactly like a missing one. */
 @ApiTags('files')
 @Controller('api/files')
@@ -31,8 +41,7 @@ export class FilesController {
   @ApiPayloadTooLargeResponse({ description: 'Larger than FILES_MAX_BYTES, or over the quota FILES_MAX_TOTAL_BYTES_PER_USER; nothing is kept' })
   async upload(@CurrentCaller() caller: UserInfo, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<FileViewDto> {
     if (!request.isMultipart()) throw new InvalidInputError(`Expected multipart/form-data with a part named "${FILE_FIELD}"`, { [FILE_FIELD]: 'missing' });
-    // One byte past the limit reaches the upload's meter, which refuses it; busboy would silently cut it instead.
-    const part = await request.file({ limits: { fileSize: this.options.maxBytes + 1, files: 1, fields: 0, parts: 1 }, throwFileSizeLimit: false });
+    const part = await firstFilePart(request, this.options.maxBytes);
     if (!part || part.fieldname !== FILE_FIELD) {
       part?.file.resume();
       throw new InvalidInputError(`Expected one file part named "${FILE_FIELD}"`, { [FILE_FIELD]: 'missing' });

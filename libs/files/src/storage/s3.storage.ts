@@ -20,9 +20,10 @@ export interface S3StorageOptions {
   prefix: string;
 }
 
-// Multipart parts held in memory at once: 3 x 8 MiB keeps a 1 GiB upload's footprint flat and small.
-const PART_SIZE = 8 * 1024 * 1024;
-const PARTS_IN_FLIGHT = 3;
+// Parts held in memory: S3's minimum part size, two in flight (plus the one being filled), so that a
+// 1 GiB upload's footprint stays flat and well under 64 MB.
+const PART_SIZE = 5 * 1024 * 1024;
+const PARTS_IN_FLIGHT = 2;
 // S3 presigned URLs are valid for at most seven days.
 const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 

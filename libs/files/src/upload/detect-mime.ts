@@ -1,5 +1,6 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { lookup } from 'mime-types';
+import { isTextMime } from '../extraction/extraction-kind.js';
 import { extensionOf } from './sanitize-filename.js';
 
 export const OCTET_STREAM = 'application/octet-stream';
@@ -34,7 +35,6 @@ const ZIP_BASED = /^application\/(vnd\.openxmlformats-officedocument\.|vnd\.oasi
 // Document-level markup a browser would treat as a page (a README opening with <div> is still Markdown).
 const HTML_START = /^\s*(<!--[\s\S]*?-->\s*)*<(!doctype\s+html|html|head|body|script|svg|iframe|\?xml[^>]*>\s*<(svg|html))/i;
 
-const isTextual = (mime: string) => mime.startsWith('text/') || /^application\/([\w.+-]+\+)?(json|xml)$/.test(mime);
 
 /** Bytes that decode as UTF-8 (allowing a character cut at the end of the sample) with no NUL. */
 function looksLikeText(head: Uint8Array): boolean {
@@ -81,6 +81,6 @@ export async function detectMime({ head, filename, declaredMime }: MimeEvidence)
 
   if (!claimed) return text ? 'text/plain' : OCTET_STREAM;
   // Magic numbers would have found a real binary of the claimed kind; text claims need text.
-  if (isTextual(claimed)) return text ? claimed : OCTET_STREAM;
+  if (isTextMime(claimed)) return text ? claimed : OCTET_STREAM;
   return OCTET_STREAM;
 }

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { PayloadTooLargeError } from '@app/common';
+import { InvalidInputError, PayloadTooLargeError } from '@app/common';
 import { Repository, type EntityManager } from 'typeorm';
 import { StoredFileEntity } from '../entities/stored-file.entity.js';
 import { FileExtraction } from '../extraction/file-extraction.js';
@@ -25,6 +25,8 @@ export interface UploadRequest {
 
 /** A random, opaque public key: 128 bits, base64url. */
 const newFileKey = () => randomBytes(16).toString('base64url');
+
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** Sums the sizes of a user's live files. */
 async function bytesUsed(manager: EntityManager, userId: string): Promise<number> {
@@ -59,12 +61,21 @@ export class FileUploader {
     const fileKey = newFileKey();
     const objectKey = `${fileKey.slice(0, 2)}/${fileKey}`;
     const meter = new MeteredStream(limit);
+    // Whichever side fails first says why: the request body (cut, malformed, too large) or the storage.
+    let firstFailure: { side: 'request' | 'storage'; error: unknown } | undefined;
+    const settle = (side: 'request' | 'storage', work: Promise<void>) =>
+      work.catch((error: unknown) => {
+        firstFailure ??= { side, error };
+      });
     // Both settle before anything is answered: the storage must have cleaned up a cut upload first.
-    const failures = (await Promise.allSettled([pipeline(body, meter), this.storage.put(objectKey, meter)]))
-      .filter((result) => result.status === 'rejected')
-      .map((result) => result.reason as unknown);
-    if (failures.some((error) => error instanceof BodyTooLargeError)) throw limit < this.options.maxBytes ? this.quotaExceeded() : this.fileTooLarge();
-    if (failures.length) throw failures[0];
+    await Promise.all([settle('request', pipeline(body, meter)), settle('storage', this.storage.put(objectKey, meter))]);
+    if (firstFailure) {
+      if (firstFailure.error instanceof BodyTooLargeError) throw limit < this.options.maxBytes ? this.quotaExceeded() : this.fileTooLarge();
+      if (firstFailure.side === 'storage') throw firstFailure.error;
+      throw new InvalidInputError(`The file in the request could not be read to its end: ${errorMessage(firstFailure.error)}`, {
+        file: 'incomplete or malformed multipart body',
+      });
+    }
 
     const file = this.files.create({
       id: randomUUID(),
