@@ -19,6 +19,24 @@ const ROUTES = [
   'post /admin/users/{id}/enable',
   'delete /admin/users/{id}',
   'get /admin/audit',
+  // Care circles, FHIR and conversations (libs/health, libs/conversations).
+  'post /api/circles',
+  'get /api/circles',
+  'patch /api/circles/{circleId}',
+  'delete /api/circles/{circleId}',
+  'post /api/circles/{circleId}/invitations',
+  'post /api/invitations/accept',
+  'post /api/invitations/decline',
+  'get /api/circles/{circleId}/members',
+  'patch /api/circles/{circleId}/members/me',
+  'patch /api/circles/{circleId}/members/{memberId}',
+  'delete /api/circles/{circleId}/members/{memberId}',
+  'post /api/circles/{circleId}/leave',
+  'post /api/fhir',
+  'post /api/fhir/Observation',
+  'get /api/fhir/Observation',
+  'get /api/conversations',
+  'delete /api/conversations/{conversationId}',
 ];
 
 let running: RunningApp;
