@@ -331,6 +331,9 @@ describe('user data', () => {
     expect(exported.observations.map((entry) => entry.code.coding[0]!.code)).toEqual(['93832-4', '8867-4', '85354-9', '8867-4']);
     expect(exported.circle_memberships).toEqual([expect.objectContaining({ circle_name: 'Family', health_access: 1 })]);
     expect(await contributor('health').countFor(bob)).toBe(4);
+    const viaRest = await api('GET', '/api/me/export', 'bob');
+    expect(viaRest.body.parts.health.observations).toHaveLength(4);
+    expect(JSON.stringify(viaRest.body.parts.health)).not.toMatch(/999|Glucose/);
 
     await contributor('health').eraseFor(bob);
     expect(await contributor('health').countFor(bob)).toBe(0);
