@@ -263,6 +263,11 @@ describe('care circle rules', () => {
     expect((await api('PATCH', `/api/circles/${circleId}/members/${memberIds.carol}`, 'bob', { role: 'owner' })).status).toBe(403);
     expect((await api('PATCH', `/api/circles/${circleId}/members/me`, 'bob', { health_access: 3 })).status).toBe(400);
     expect((await api('POST', '/api/invitations/accept', 'dave', { token: 'not-a-token' })).status).toBe(404);
+    const solo = (await api('POST', '/api/circles', 'dave', { name: 'Just me' })).body.id;
+    expect((await api('PATCH', `/api/circles/${solo}/members/me`, 'dave', { status: 'declined' })).status).toBe(409);
+    expect((await api('POST', `/api/circles/${solo}/leave`, 'dave')).status).toBe(204);
+    expect((await api('GET', '/api/circles', 'dave')).body).toEqual({ circles: [] });
+    expect((await api('POST', '/api/circles', 'dave', { name: '   ' })).body.fields).toHaveProperty('name');
   });
 
   it('hides circles from outsiders and anonymous callers', async () => {
