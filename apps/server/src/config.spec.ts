@@ -38,7 +38,7 @@ describe('loadAppConfig', () => {
       HOST: '0.0.0.0',
       LOG_LEVEL: 'debug',
       DATABASE_URL: 'postgres://me@db.example:5432/mirobody',
-      MCP_ALLOWED_HOSTS: ['a.example', 'b.example'],
+      mcp: expect.objectContaining({ allowedHostnames: ['a.example', 'b.example'] }),
       PUBLIC_BASE_URL: 'http://localhost:9001',
     });
   });
@@ -72,5 +72,19 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ DATABASE_URL: url })).toThrow('Invalid configuration DATABASE_URL');
     expect(() => loadAppConfig({ DATABASE_URL: url })).not.toThrow(/hunter2/);
     expect(() => loadAppConfig({ MCP_SESSION_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
+  });
+
+  it("takes each lib's keys from a file, as the lib's section reads them", () => {
+    write('config.yaml', 'MCP_MAX_SESSIONS: 7\nRATE_LIMIT_REQUESTS: 9\nSIGNING_SECRET: a-signing-secret-of-32-characters-at-least\n');
+    const config = loadAppConfig({}, { configDir: dir });
+    expect(config.mcp.maxSessions).toBe(7);
+    expect(config.RATE_LIMIT_REQUESTS).toBe(9);
+    expect(config.common).toEqual({ signingSecret: 'a-signing-secret-of-32-characters-at-least' });
+  });
+
+  it('reads MCP_SESSION_SECRET as the former name of SIGNING_SECRET, and refuses two different values', () => {
+    const secret = 'x'.repeat(32);
+    expect(loadAppConfig({ MCP_SESSION_SECRET: secret }).common).toEqual({ signingSecret: secret });
+    expect(() => loadAppConfig({ MCP_SESSION_SECRET: secret, SIGNING_SECRET: 'y'.repeat(32) })).toThrow('Invalid configuration MCP_SESSION_SECRET: is the former name of SIGNING_SECRET');
   });
 });

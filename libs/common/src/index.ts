@@ -12,3 +12,5 @@ export { UserDataContributor, type UserDataContributorShape } from './user-data/
 export { UserDataContributors, type NamedContributor } from './user-data/user-data-contributors.js';
 export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl } from './rest/bearer-challenge.js';
 export { RATE_LIMITED, RateLimited } from './rest/rate-limited.js';
+export { commonConfig } from './common.config.js';
+export { isLoopback, parseUrl } from './config/hosts.js';

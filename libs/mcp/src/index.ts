@@ -13,3 +13,4 @@ export { fail, ok, type ToolResult } from './registry/tool-result.js';
 export { McpRequestState } from './server/mcp-request-state.js';
 export { buildInputSchema } from './schema/build-input-schema.js';
 export { ToolDefinitionError } from './schema/tool-definition.error.js';
+export { mcpConfig } from './mcp.config.js';

@@ -14,9 +14,9 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED, bearerChallenge } from '@app/common';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, Signer } from '@app/common';
 import { MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
-import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { withCallContext } from './call-context.js';
@@ -61,6 +61,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     private readonly serverFactory: McpServerFactory,
     private readonly registry: McpRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_SIGNER) private readonly signer: Signer,
     @Optional() @Inject(MCP_CALLER_RESOLVER) private readonly callerResolver?: McpCallerResolver,
   ) {}
 
@@ -72,7 +73,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     this.sdkHandler = createMcpHandler(create, { onerror });
     this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
     this.sessions = new SessionStore(
-      { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, secret: this.options.sessionSecret },
+      { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, signer: this.signer.forPurpose('mcp-session') },
       create,
     );
   }
