@@ -46,8 +46,8 @@ try {
   const ids = users.map((row) => row.id);
   await client.query(
     `INSERT INTO health_observations (id, subject_id, resource, code, display, value_numeric, clinical_at)
-     SELECT gen_random_uuid(), ($1::uuid[])[1 + (n % $2)], '{"resourceType":"Observation","status":"final","code":{"text":"x"}}',
-            'code-' || (n % 20), 'Display ' || (n % 20), random() * 100, now() - random() * interval '730 days'
+     SELECT gen_random_uuid(), ($1::uuid[])[1 + (n % $2::int)], '{"resourceType":"Observation","status":"final","code":{"text":"x"}}',
+            'code-' || ((n / $2::int) % 20), 'Display ' || ((n / $2::int) % 20), random() * 100, now() - random() * interval '730 days'
        FROM generate_series(1, $3) n`,
     [ids, SUBJECTS, ROWS],
   );

@@ -27,6 +27,37 @@ const ROUTES = [
   'get /admin/users/{userId}/files',
   'delete /admin/users/{userId}/files',
   'delete /admin/users/{userId}/files/{key}',
+
+  // Care circles, FHIR and conversations (libs/health, libs/conversations).
+  'post /api/circles',
+  'get /api/circles',
+  'patch /api/circles/{circleId}',
+  'delete /api/circles/{circleId}',
+  'post /api/circles/{circleId}/invitations',
+  'post /api/invitations/accept',
+  'post /api/invitations/decline',
+  'get /api/circles/{circleId}/members',
+  'patch /api/circles/{circleId}/members/me',
+  'patch /api/circles/{circleId}/members/{memberId}',
+  'delete /api/circles/{circleId}/members/{memberId}',
+  'post /api/circles/{circleId}/leave',
+  'post /api/fhir',
+  'post /api/fhir/Observation',
+  'get /api/fhir/Observation',
+  'get /api/conversations',
+  'delete /api/conversations/{conversationId}',
+  // Long-term memory (libs/memory).
+  'get /api/memories',
+  'post /api/memories',
+  'get /api/memories/export',
+  'get /api/memories/{id}',
+  'patch /api/memories/{id}',
+  'delete /api/memories/{id}',
+  'get /admin/users/{userId}/memories',
+  'delete /admin/users/{userId}/memories',
+  'delete /admin/users/{userId}/memories/{id}',
+  // The tool catalog (apps/server).
+  'get /admin/tools',
 ];
 
 let running: RunningApp;

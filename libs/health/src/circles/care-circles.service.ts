@@ -153,6 +153,8 @@ export class CareCirclesService {
     if (change.status === 'declined') {
       const others = await this.otherCounts(this.dataSource.manager, circleId, userId);
       if (!canLeave(me.role, others.owners, others.members)) throw new ConflictError('You are the last owner: make another member an owner first');
+      // Withdrawn but listed, the circle would be left with nobody to manage it.
+      if (others.members === 0) throw new ConflictError('You are the only member: leave the circle (which deletes it) instead');
     }
     await this.dataSource.getRepository(CircleMemberEntity).update(
       { id: me.id },

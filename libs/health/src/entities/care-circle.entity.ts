@@ -1,9 +1,9 @@
-import { Column, Entity, PrimaryColumn, JoinColumn, ManyToOne } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, JoinColumn, ManyToOne } from 'typeorm';
 
 /** A group of people who look after one another; who may do what lives on its members. */
 @Entity('care_circles')
 export class CareCircleEntity {
-  @PrimaryColumn('uuid', { default: () => 'gen_random_uuid()' })
+  @PrimaryGeneratedColumn('uuid')
   id: string;
 
   @Column('text')

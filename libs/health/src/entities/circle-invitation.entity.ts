@@ -1,10 +1,10 @@
-import { Column, Entity, Index, PrimaryColumn, JoinColumn, ManyToOne } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn, JoinColumn, ManyToOne } from 'typeorm';
 
 /** An invitation by e-mail; only the SHA-256 of its random token is stored, and it can be used once. */
 @Entity('care_circle_invitations')
 @Index('care_circle_invitations_token_hash_key', ['tokenHash'], { unique: true })
 export class CircleInvitationEntity {
-  @PrimaryColumn('uuid', { default: () => 'gen_random_uuid()' })
+  @PrimaryGeneratedColumn('uuid')
   id: string;
 
   @Column('uuid', { name: 'member_id' })

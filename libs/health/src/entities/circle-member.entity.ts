@@ -1,4 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn, Unique } from 'typeorm';
 
 export const MEMBER_ROLES = ['owner', 'maintainer', 'member'] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
@@ -18,7 +18,7 @@ export type HealthAccess = (typeof HEALTH_ACCESS)[keyof typeof HEALTH_ACCESS];
 @Unique('care_circle_members_circle_user_key', ['circleId', 'userId'])
 @Index('care_circle_members_user_idx', ['userId'])
 export class CircleMemberEntity {
-  @PrimaryColumn('uuid', { default: () => 'gen_random_uuid()' })
+  @PrimaryGeneratedColumn('uuid')
   id: string;
 
   @Column('uuid', { name: 'circle_id' })
