@@ -33,6 +33,20 @@ const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
 
 type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
 
+/**
+ * A POST whose `Accept` header is absent or lists the bare wildcard (as `curl -d` sends it) takes any
+ * answer, so it is served as a client taking both forms would be; the shared server and the fast
+ * lane then answer with a JSON body, and a session it opens answers with JSON bodies too. An
+ * `Accept` that names types and leaves out JSON still gets the SDK's 406. True when rewritten.
+ */
+function acceptJsonWhenUnstated(request: FastifyRequest): boolean {
+  const accept = request.raw.headers.accept;
+  if (accept !== undefined && !accept.split(',').some((range) => range.split(';', 1)[0].trim() === '*/*')) return false;
+  if (accept?.includes('application/json') && accept.includes('text/event-stream')) return false;
+  request.raw.headers.accept = 'application/json, text/event-stream';
+  return true;
+}
+
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -106,11 +120,11 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user');
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
-    if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
+    if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo, acceptJsonWhenUnstated(request));
     return this.handleSessionRequest(request, raw, response);
   }
 
-  private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined) {
+  private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined, jsonOnly = false) {
     const body = request.body;
     if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
     const route = classifyInboundRequest({
@@ -127,7 +141,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       if (session) return session.transport.handleRequest(raw, response, body);
       if (!this.sessions.isIssuedByUs(sessionId)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
     } else if ((body as { method?: unknown }).method === 'initialize') {
-      const transport = await this.sessions.open();
+      const transport = await this.sessions.open({ jsonResponse: jsonOnly });
       return transport.handleRequest(raw, response, body);
     }
     if (!this.serveShared(request, response, body, authInfo)) return this.sdkNodeHandler(raw, response, body);
