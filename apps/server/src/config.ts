@@ -32,6 +32,8 @@ export interface AppConfig extends AuthModuleOptions {
   MCP_SESSION_IDLE_SECONDS: number;
   MCP_MAX_SESSIONS: number;
   MCP_SESSION_SECRET?: string;
+  /** Serve session-less tools/call, tools/list and ping without the SDK's Protocol (proven equal by a differential test); false for the SDK path only. */
+  MCP_FAST_LANE: boolean;
   /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
   MCP_ALLOWED_HOSTS?: string[];
 }
@@ -49,6 +51,7 @@ export const CONFIG_KEYS = [
   'MCP_SESSION_IDLE_SECONDS',
   'MCP_MAX_SESSIONS',
   'MCP_SESSION_SECRET',
+  'MCP_FAST_LANE',
   'MCP_ALLOWED_HOSTS',
   'JWT_SECRET',
   'JWKS_URL',
@@ -256,6 +259,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_SESSION_IDLE_SECONDS: integer(env, 'MCP_SESSION_IDLE_SECONDS', 1800, 1, 7 * 24 * 3600),
     MCP_MAX_SESSIONS: integer(env, 'MCP_MAX_SESSIONS', 10_000, 1, 1_000_000),
     MCP_SESSION_SECRET: secret || undefined,
+    MCP_FAST_LANE: boolean(env, 'MCP_FAST_LANE', true),
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
     ...authConfig(env, environment.NODE_ENV === 'production'),
   };

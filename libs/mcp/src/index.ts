@@ -7,6 +7,7 @@ export { McpToolContext } from './context/mcp-tool-context.js';
 export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
 export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';
 export { McpModule, type McpModuleSettings } from './mcp.module.js';
+export { McpHttpService } from './http/mcp-http.service.js';
 export { McpRegistry } from './registry/mcp-registry.js';
 export { MCP_CONTEXT_TYPE } from './registry/tool-invoker.js';
 export { fail, ok, type ToolResult } from './registry/tool-result.js';

@@ -23,6 +23,8 @@ import { jsonRpcKind } from './json-rpc-shape.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
+import { FastLane } from './fast-lane.js';
+import { handOverResult } from '../server/handed-over-result.js';
 
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
@@ -67,6 +69,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   private readonly sharedTransport = new SharedServerTransport();
   private sdkHandler: McpHttpHandler;
   private sdkNodeHandler: NodeMcpRequestHandler;
+  private fastLane?: FastLane;
   sessions: SessionStore;
 
   constructor(
@@ -83,6 +86,12 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     await this.sharedServer.connect(this.sharedTransport);
     this.sdkHandler = createMcpHandler(create, { onerror });
     this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
+    if (this.options.fastLane) {
+      this.fastLane = new FastLane(this.registry, (request, response, authInfo, result) => {
+        handOverResult(authInfo, result);
+        this.sharedTransport.dispatch(request, response, authInfo);
+      });
+    }
     this.sessions = new SessionStore(
       { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, secret: this.options.sessionSecret },
       create,
@@ -127,6 +136,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined, jsonOnly = false) {
     const body = request.body;
     if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
+    const served = this.fastLane?.serve(request, response, body, authInfo);
+    if (served) return served;
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: header(request, 'mcp-protocol-version'),
