@@ -17,10 +17,15 @@ const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
 export class AuthCallerResolver implements McpCallerResolver {
   constructor(@Inject(STRATEGY_NAMES) private readonly strategies: StrategyNames) {}
 
-  async resolve(request: FastifyRequest): Promise<UserInfo | undefined> {
+  resolve(request: FastifyRequest): UserInfo | undefined | Promise<UserInfo | undefined> {
     const credential = presentedCredential(request);
+    // Anonymous calls are answered at once: no promise, no passport round.
     if (!credential) return undefined;
-    const caller = await authenticate(credential.kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
+    return this.authenticated(credential.kind, request);
+  }
+
+  private async authenticated(kind: 'jwt' | 'secret', request: FastifyRequest): Promise<UserInfo> {
+    const caller = await authenticate(kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
     // The MCP session id, when there is one, replaces this in the registry.
     const sessionId = request.headers['mcp-session-id'] ?? request.headers['x-session-id'];
     return typeof sessionId === 'string' && ACCEPTABLE_SESSION_ID.test(sessionId) ? { ...caller, sessionId } : caller;

@@ -5,8 +5,6 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   SUPPORTED_PROTOCOL_VERSIONS,
-  validateHostHeader,
-  validateOriginHeader,
   type AuthInfo,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -24,6 +22,7 @@ import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
 import { FastLane } from './fast-lane.js';
+import { RebindingVerdicts } from './rebinding-verdicts.js';
 import { handOverResult } from '../server/handed-over-result.js';
 
 const SESSION_NOT_FOUND = -32001;
@@ -70,6 +69,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   private sdkHandler: McpHttpHandler;
   private sdkNodeHandler: NodeMcpRequestHandler;
   private fastLane?: FastLane;
+  private readonly rebindingVerdicts = new RebindingVerdicts(() => this.options.allowedHostnames);
   sessions: SessionStore;
 
   constructor(
@@ -119,7 +119,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     if (this.rejectedAsRebinding(request, response)) return;
     let authInfo: AuthInfo | undefined;
     try {
-      const caller = await this.callerResolver?.resolve(request);
+      const resolving = this.callerResolver?.resolve(request);
+      const caller = resolving instanceof Promise ? await resolving : resolving;
       authInfo = caller ? toAuthInfo(caller) : undefined;
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
@@ -220,12 +221,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private rejectedAsRebinding(request: FastifyRequest, response: ServerResponse): boolean {
-    const allowed = this.options.allowedHostnames;
-    if (allowed.length === 0) return false;
-    const host = validateHostHeader(header(request, 'host'), allowed);
-    const origin = host.ok ? validateOriginHeader(header(request, 'origin'), allowed) : host;
-    if (origin.ok) return false;
-    writeJsonRpcError(response, 403, SERVER_ERROR, origin.message);
+    if (this.options.allowedHostnames.length === 0) return false;
+    const refusal = this.rebindingVerdicts.verdict(header(request, 'host'), header(request, 'origin'));
+    if (refusal === undefined) return false;
+    writeJsonRpcError(response, 403, SERVER_ERROR, refusal);
     return true;
   }
 }
