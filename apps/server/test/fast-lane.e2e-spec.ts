@@ -73,7 +73,7 @@ function corpus(token: string): [string, Exchange][] {
   add('tools/list with a numeric cursor', rpc(1, 'tools/list', { cursor: 5 }));
   add('tools/list with _meta', rpc(1, 'tools/list', { _meta: { progressToken: 1 } }));
   add('tools/list with null params', rpc(1, 'tools/list', null));
-  for (const name of ['diff_string', 'diff_array', 'diff_number', 'diff_nothing', 'diff_content', 'diff_instance', 'diff_proto', 'diff_date', 'diff_fail', 'diff_throw']) {
+  for (const name of ['diff_string', 'diff_array', 'diff_number', 'diff_nothing', 'diff_content', 'diff_instance', 'diff_proto', 'diff_date', 'diff_fail', 'diff_throw', 'diff_ask']) {
     add(`tools/call ${name}`, call(name, name === 'diff_string' ? { text: 'x' } : {}));
   }
   add('tools/call echo', call('echo', { text: 'hi' }));

@@ -1,4 +1,5 @@
 import { Injectable, Module } from '@nestjs/common';
+import { inputRequired } from '@modelcontextprotocol/server';
 import { Arg, CurrentUser, McpTool, McpToolContext, fail, ok, ToolContext, type UserInfo } from '@app/mcp';
 
 class Point {
@@ -86,6 +87,11 @@ export class DifferentialToolsService {
   @McpTool({ description: 'Tells the caller who they are.' })
   diffWho(@CurrentUser() user: UserInfo) {
     return counted('diff_who', ok({ userId: typeof user.userId, email: user.email ?? null, sessionId: user.sessionId ?? null }));
+  }
+
+  @McpTool({ description: 'Asks for input without taking a tool context.' })
+  diffAsk() {
+    return counted('diff_ask', inputRequired({ inputRequests: { user_name: inputRequired.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }) } }));
   }
 
   @McpTool({ description: 'Takes a tool context (the SDK path only).' })
