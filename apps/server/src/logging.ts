@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { DynamicModule } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
+import { pino } from 'pino';
 import type { LogLevel } from './config.js';
 
 /** A caller's own request id is kept when it looks like one, so logs join up across services. */
@@ -37,11 +38,14 @@ export function redactSecretPath(url: string): string {
  * `npm run bench` load), while Fastify's own hooks give the same line and context for a fraction.
  */
 export function loggingModule(level: LogLevel): DynamicModule {
-  return LoggerModule.forRoot({ pinoHttp: { level, serializers }, forRoutes: [] });
+  // wrapSerializers off: pino-http would first build its full request/response records (headers
+  // included) for every line and hand those to ours, which keep three fields of them.
+  return LoggerModule.forRoot({ pinoHttp: { level, serializers, wrapSerializers: false }, forRoutes: [] });
 }
 
 /** What a request line shows of the request and the response: never headers. */
 const serializers = {
+  err: pino.stdSerializers.err,
   req: (request: { id?: unknown; method?: string; url?: string }) => ({ id: request.id, method: request.method, url: request.url && redactSecretPath(request.url) }),
   res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
 };

@@ -145,6 +145,17 @@ describe('the access log', () => {
       { tool: 'add', success: false, duration_ms: expect.any(Number) },
     ]);
   });
+
+  it('records every call of a burst (written in batches), none lost or doubled', async () => {
+    const headers = { ...JSON_HEADERS, ...bearer(await cliToken(running, ENV, '--sub', 'burst')) };
+    const answers = await Promise.all(Array.from({ length: 30 }, () => postRaw(running.url, call('whoami'), headers)));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    await running.app.get(BackgroundWrites).flush();
+    const [{ count }] = await running.app
+      .get(DataSource)
+      .query('SELECT count(*)::int AS count FROM mcp_tool_calls c JOIN users u ON u.id = c.user_id WHERE u.subject = $1', ['burst']);
+    expect(count).toBe(30);
+  });
 });
 
 describe('users', () => {

@@ -24,6 +24,20 @@ function statusWithHostHeader(url: URL, host: string): Promise<number> {
   });
 }
 
+// fetch() always sends an Accept header (a bare wildcard); node:http sends none unless told.
+function postWithAccept(url: URL, body: string, accept: string | undefined): Promise<{ status: number; contentType?: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const headers = { 'content-type': 'application/json', ...(accept === undefined ? {} : { accept }) };
+    const outgoing = request(url, { method: 'POST', headers }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, contentType: response.headers['content-type'], text }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
 let first: RunningApp;
 let second: RunningApp;
 
@@ -48,8 +62,26 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
     expect(response.status).toBe(415);
   });
 
-  it('missing Accept: 406', async () => {
-    const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { 'content-type': 'application/json' });
+  it.each([
+    ['no Accept header (as node:http sends)', undefined],
+    ['Accept: */* (as curl sends)', '*/*'],
+    ['Accept: text/html, */*;q=0.8', 'text/html, */*;q=0.8'],
+  ])('%s: answered as JSON', async (_label, accept) => {
+    const response = await postWithAccept(first.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), accept);
+    expect(response.status).toBe(200);
+    expect(response.contentType).toBe('application/json');
+    expect(JSON.parse(response.text).result.tools.map((tool: { name: string }) => tool.name)).toContain('echo');
+  });
+
+  it('an initialize without Accept opens a session that answers with JSON bodies', async () => {
+    const opened = await postWithAccept(first.url, initialize, undefined);
+    expect(opened.status).toBe(200);
+    expect(opened.contentType).toBe('application/json');
+    expect(JSON.parse(opened.text).result.serverInfo.name).toBeDefined();
+  });
+
+  it.each(['text/event-stream', 'text/html', 'application/xml, text/*'])('an Accept that leaves out JSON (%s): 406', async (accept) => {
+    const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { 'content-type': 'application/json', accept });
     expect(response.status).toBe(406);
   });
 

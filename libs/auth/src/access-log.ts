@@ -5,17 +5,39 @@ import type { McpCallObserver, ToolCallEvent } from '@app/mcp';
 import { BackgroundWrites } from '@app/common';
 import { ToolCallEntity } from './entities/tool-call.entity.js';
 
-/** Records each `tools/call` by a known user after the answer has gone; a failed insert is logged. */
+type ToolCallRow = Pick<ToolCallEntity, 'userId' | 'tool' | 'success' | 'durationMs'>;
+
+/**
+ * Records each `tools/call` by a known user after the answer has gone; a failed insert is logged.
+ * Calls are written in batches, one multi-row insert each: a batch stays open while the previous
+ * one is being written, so under load the database sees a few inserts, not one per call (on the
+ * embedded database an insert costs more than the call it records).
+ */
 @Injectable()
 export class AccessLog implements McpCallObserver {
+  /** The batch the next insert takes; more calls join it until that insert starts. */
+  private open?: ToolCallRow[];
+  private lastWrite: Promise<void> = Promise.resolve();
+
   constructor(
     @InjectRepository(ToolCallEntity) private readonly calls: Repository<ToolCallEntity>,
     private readonly background: BackgroundWrites,
   ) {}
 
   toolCalled({ caller, tool, success, durationMs }: ToolCallEvent): void {
-    this.background.run(`the call of ${tool} in the access log`, () =>
-      this.calls.insert({ userId: caller.userId, tool, success, durationMs: Math.round(durationMs) }),
-    );
+    const row = { userId: caller.userId, tool, success, durationMs: Math.round(durationMs) };
+    if (this.open) {
+      this.open.push(row);
+      return;
+    }
+    const batch = (this.open = [row]);
+    const previous = this.lastWrite;
+    this.lastWrite = this.background.run('tool calls in the access log', async () => {
+      await previous;
+      // Calls answered in this turn of the event loop join the batch too.
+      await new Promise((resolve) => setImmediate(resolve));
+      this.open = undefined;
+      await this.calls.insert(batch);
+    });
   }
 }

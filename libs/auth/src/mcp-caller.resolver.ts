@@ -21,10 +21,15 @@ export class AuthCallerResolver implements McpCallerResolver {
     private readonly status: AccountStatus,
   ) {}
 
-  async resolve(request: FastifyRequest): Promise<UserInfo | undefined> {
+  resolve(request: FastifyRequest): UserInfo | undefined | Promise<UserInfo | undefined> {
     const credential = presentedCredential(request);
+    // Anonymous calls are answered at once: no promise, no passport round.
     if (!credential) return undefined;
-    const caller = await authenticate(credential.kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
+    return this.authenticated(credential.kind, request);
+  }
+
+  private async authenticated(kind: 'jwt' | 'secret', request: FastifyRequest): Promise<UserInfo> {
+    const caller = await authenticate(kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
     // Checked here, where every credential of every route is resolved, so no route can forget it.
     if (await this.status.isDisabled(caller.userId)) throw new ForbiddenException('This account is disabled');
     // The MCP session id, when there is one, replaces this in the registry.

@@ -10,7 +10,8 @@ export class BackgroundWrites implements BeforeApplicationShutdown {
   private readonly logger = new Logger('BackgroundWrites');
   private readonly pending = new Set<Promise<void>>();
 
-  run(what: string, write: () => Promise<unknown>): void {
+  /** Starts `write`; the promise it returns settles (never rejects) once the write has. */
+  run(what: string, write: () => Promise<unknown>): Promise<void> {
     const settled: Promise<void> = Promise.resolve()
       .then(write)
       .then(
@@ -19,6 +20,7 @@ export class BackgroundWrites implements BeforeApplicationShutdown {
       )
       .finally(() => this.pending.delete(settled));
     this.pending.add(settled);
+    return settled;
   }
 
   /** Resolves once every write started so far has settled. */

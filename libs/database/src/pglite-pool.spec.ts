@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -32,6 +32,11 @@ afterAll(async () => {
 });
 
 describe('the embedded database behind TypeORM', () => {
+  it('is created (in a child process) and runs with the lean memory settings', async () => {
+    expect(await db.query('SHOW shared_buffers')).toEqual([{ shared_buffers: '8MB' }]);
+    expect(existsSync(join(root, 'main', 'PG_VERSION'))).toBe(true);
+  });
+
   it('runs the initial migration, which enables pgvector', async () => {
     expect(await db.query(`SELECT extname FROM pg_extension WHERE extname = 'vector'`)).toEqual([{ extname: 'vector' }]);
     const [{ distance }] = await db.query(`SELECT '[1,2]'::vector <-> '[4,6]'::vector AS distance`);

@@ -7,9 +7,11 @@ export type { UserInfo };
 /**
  * Resolves who is calling from an HTTP request. The auth module provides one; without it every
  * caller is anonymous. Throw an HTTP exception (401) for a credential that is present but invalid.
+ * A request without a credential may be answered synchronously (`undefined`), sparing every
+ * anonymous call a promise.
  */
 export interface McpCallerResolver {
-  resolve(request: FastifyRequest): Promise<UserInfo | undefined>;
+  resolve(request: FastifyRequest): UserInfo | undefined | Promise<UserInfo | undefined>;
 }
 
 export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');

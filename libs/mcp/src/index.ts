@@ -9,6 +9,7 @@ export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
 export { exploreClasses, type ClassToExplore, type ExploreLog } from './explorer/explore-classes.js';
 export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';
 export { McpModule, type McpModuleSettings } from './mcp.module.js';
+export { McpHttpService } from './http/mcp-http.service.js';
 export { McpRegistry, type InProcessCallOptions } from './registry/mcp-registry.js';
 export { offlineCatalog, type OfflineCatalogSource } from './registry/offline-catalog.js';
 export { CATALOG_FORMATS, type CatalogFormat, type ToolCatalog } from './registry/tool-catalog.js';

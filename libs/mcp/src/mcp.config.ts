@@ -1,4 +1,4 @@
-import { defineConfigSection, int, isLoopback, list } from '@app/common';
+import { bool, defineConfigSection, int, isLoopback, list } from '@app/common';
 import type { McpModuleSettings } from './mcp.module.js';
 
 /** The `/mcp` endpoint's keys; `HOST` (the app's) decides the default of `MCP_ALLOWED_HOSTS`. */
@@ -7,6 +7,8 @@ export const mcpConfig = defineConfigSection({
     MCP_SESSION_IDLE_SECONDS: int(1800, { min: 1, max: 7 * 24 * 3600 }),
     MCP_MAX_SESSIONS: int(10_000, { min: 1, max: 1_000_000 }),
     MCP_ALLOWED_HOSTS: list(),
+    /** Serve session-less tools/call, tools/list and ping without the SDK's Protocol (proven equal by a differential test); false for the SDK path only. */
+    MCP_FAST_LANE: bool(true),
   },
   toOptions: (values, env): Omit<McpModuleSettings, 'serverInfo'> => {
     const listed = env.MCP_ALLOWED_HOSTS ? values.MCP_ALLOWED_HOSTS : undefined;
@@ -15,6 +17,7 @@ export const mcpConfig = defineConfigSection({
     return {
       sessionIdleMs: values.MCP_SESSION_IDLE_SECONDS * 1000,
       maxSessions: values.MCP_MAX_SESSIONS,
+      fastLane: values.MCP_FAST_LANE,
       ...(allowedHostnames ? { allowedHostnames } : {}),
     };
   },

@@ -24,6 +24,7 @@ export function resolveMcpOptions(settings: McpModuleSettings): McpModuleOptions
     allowedHostnames: localhostAllowedHostnames(),
     sessionIdleMs: 30 * 60 * 1000,
     maxSessions: 10_000,
+    fastLane: true,
     ...settings,
   };
 }

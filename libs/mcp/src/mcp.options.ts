@@ -12,6 +12,8 @@ export interface McpModuleOptions {
   maxSessions: number;
   /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in. */
   resourceMetadataUrl?: string;
+  /** Serves session-less `tools/call`, `tools/list` and `ping` without the SDK's `Protocol` (see `FastLane`); false sends everything through the SDK. */
+  fastLane: boolean;
   /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28); defaults to `McpRequestState.verify`. */
   requestStateVerify?: (state: string, ctx: ServerContext) => unknown;
   /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`: which tools, prompts and resources each agent sees. */

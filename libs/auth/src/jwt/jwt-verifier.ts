@@ -28,7 +28,8 @@ type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | '
  */
 export class JwtVerifier {
   private readonly logger = new Logger('JwtVerifier');
-  private readonly key: Uint8Array | JWTVerifyGetKey;
+  /** The HS256 secret imported once: given raw bytes, jose imports a key on every verification. */
+  private readonly key: Promise<CryptoKey> | JWTVerifyGetKey;
   private readonly algorithms: string[];
 
   constructor(
@@ -36,7 +37,7 @@ export class JwtVerifier {
     private readonly options: VerifierOptions,
   ) {
     if (source.mode === 'hs256') {
-      this.key = source.secret;
+      this.key = crypto.subtle.importKey('raw', new Uint8Array(source.secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
       this.algorithms = ['HS256'];
     } else {
       // jose caches the key set, refetches it when a token names an unknown key id (key rotation),
@@ -49,7 +50,8 @@ export class JwtVerifier {
   async verify(token: string): Promise<TokenIdentity> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.key as Uint8Array, {
+      const key = typeof this.key === 'function' ? this.key : await this.key;
+      ({ payload } = await jwtVerify(token, key as CryptoKey, {
         algorithms: this.algorithms,
         clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ['sub', 'exp'],

@@ -5,8 +5,6 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   SUPPORTED_PROTOCOL_VERSIONS,
-  validateHostHeader,
-  validateOriginHeader,
   type AuthInfo,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -26,6 +24,9 @@ import { requestedAgent } from './requested-agent.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
+import { FastLane } from './fast-lane.js';
+import { RebindingVerdicts } from './rebinding-verdicts.js';
+import { handOverResult } from '../server/handed-over-result.js';
 
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
@@ -35,6 +36,20 @@ const INTERNAL_ERROR = -32603;
 const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
 
 type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
+
+/**
+ * A POST whose `Accept` header is absent or lists the bare wildcard (as `curl -d` sends it) takes any
+ * answer, so it is served as a client taking both forms would be; the shared server and the fast
+ * lane then answer with a JSON body, and a session it opens answers with JSON bodies too. An
+ * `Accept` that names types and leaves out JSON still gets the SDK's 406. True when rewritten.
+ */
+function acceptJsonWhenUnstated(request: FastifyRequest): boolean {
+  const accept = request.raw.headers.accept;
+  if (accept !== undefined && !accept.split(',').some((range) => range.split(';', 1)[0].trim() === '*/*')) return false;
+  if (accept?.includes('application/json') && accept.includes('text/event-stream')) return false;
+  request.raw.headers.accept = 'application/json, text/event-stream';
+  return true;
+}
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
@@ -56,6 +71,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   private readonly sharedTransport = new SharedServerTransport();
   private sdkHandler: McpHttpHandler;
   private sdkNodeHandler: NodeMcpRequestHandler;
+  private fastLane?: FastLane;
+  private readonly rebindingVerdicts = new RebindingVerdicts(() => this.options.allowedHostnames);
   sessions: SessionStore;
 
   constructor(
@@ -73,6 +90,12 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     await this.sharedServer.connect(this.sharedTransport);
     this.sdkHandler = createMcpHandler(create, { onerror });
     this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
+    if (this.options.fastLane) {
+      this.fastLane = new FastLane(this.registry, (request, response, authInfo, result) => {
+        handOverResult(authInfo, result);
+        this.sharedTransport.dispatch(request, response, authInfo);
+      });
+    }
     this.sessions = new SessionStore(
       { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, signer: this.signer.forPurpose('mcp-session') },
       create,
@@ -100,7 +123,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     if (this.rejectedAsRebinding(request, response)) return;
     let authInfo: AuthInfo | undefined;
     try {
-      const caller = await this.callerResolver?.resolve(request);
+      const resolving = this.callerResolver?.resolve(request);
+      const caller = resolving instanceof Promise ? await resolving : resolving;
       // The credential's agent, when it names one, is not the request's to change.
       authInfo = toAuthInfo(caller && withCallContext(request, caller), { agent: caller?.agent ?? requestedAgent(request), requestId: request.id });
     } catch (error) {
@@ -111,13 +135,15 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       return this.refuse(response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED);
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
-    if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
+    if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo, acceptJsonWhenUnstated(request));
     return this.handleSessionRequest(request, raw, response);
   }
 
-  private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined) {
+  private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined, jsonOnly = false) {
     const body = request.body;
     if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
+    const served = this.fastLane?.serve(request, response, body, authInfo);
+    if (served) return served;
     const route = classifyInboundRequest({
       httpMethod: 'POST',
       protocolVersionHeader: header(request, 'mcp-protocol-version'),
@@ -132,7 +158,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       if (session) return session.transport.handleRequest(raw, response, body);
       if (!this.sessions.isIssuedByUs(sessionId)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
     } else if ((body as { method?: unknown }).method === 'initialize') {
-      const transport = await this.sessions.open();
+      const transport = await this.sessions.open({ jsonResponse: jsonOnly });
       return transport.handleRequest(raw, response, body);
     }
     if (!this.serveShared(request, response, body, authInfo)) return this.sdkNodeHandler(raw, response, body);
@@ -200,12 +226,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   private rejectedAsRebinding(request: FastifyRequest, response: ServerResponse): boolean {
-    const allowed = this.options.allowedHostnames;
-    if (allowed.length === 0) return false;
-    const host = validateHostHeader(header(request, 'host'), allowed);
-    const origin = host.ok ? validateOriginHeader(header(request, 'origin'), allowed) : host;
-    if (origin.ok) return false;
-    writeJsonRpcError(response, 403, SERVER_ERROR, origin.message);
+    if (this.options.allowedHostnames.length === 0) return false;
+    const refusal = this.rebindingVerdicts.verdict(header(request, 'host'), header(request, 'origin'));
+    if (refusal === undefined) return false;
+    writeJsonRpcError(response, 403, SERVER_ERROR, refusal);
     return true;
   }
 }

@@ -61,10 +61,11 @@ export class SessionStore {
     return this.options.signer.checkMac(nonce, signature);
   }
 
-  /** A transport for an `initialize` request; it joins the store once the SDK assigns its id. */
-  async open(): Promise<NodeStreamableHTTPServerTransport> {
+  /** A transport for an `initialize` request, answering with JSON bodies only when asked; it joins the store once the SDK assigns its id. */
+  async open({ jsonResponse = false } = {}): Promise<NodeStreamableHTTPServerTransport> {
     const server = this.createServer();
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      enableJsonResponse: jsonResponse,
       sessionIdGenerator: () => this.newId(),
       onsessioninitialized: (id) => this.add(id, { transport, server, lastSeen: Date.now() }),
       onsessionclosed: (id) => this.forget(id),

@@ -3,6 +3,7 @@ import { ExternalContextCreator } from '@nestjs/core';
 import {
   ProtocolError,
   ProtocolErrorCode,
+  type AuthInfo,
   type CallToolResult,
   type InputRequiredResult,
   type ListToolsResult,
@@ -116,37 +117,67 @@ export class McpRegistry implements OnModuleInit {
   async callTool(name: string, rawArgs: unknown, sdk: ServerContext): Promise<CallToolResult | InputRequiredResult> {
     const tool = this.getTool(name, agentFromAuthInfo(sdk.http?.authInfo));
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const caller = callerFromAuthInfo(sdk.http?.authInfo);
+    return this.callRegistered(tool, rawArgs, sdk.http?.authInfo, sdk.sessionId, sdk);
+  }
+
+  /**
+   * `callTool` for a caller that has no SDK context (the HTTP fast lane): only for tools that
+   * do not take one (see `takesContext`).
+   */
+  async callRegistered(
+    tool: RegisteredTool,
+    rawArgs: unknown,
+    authInfo: AuthInfo | undefined,
+    sessionId: string | undefined,
+    sdk?: ServerContext,
+  ): Promise<CallToolResult | InputRequiredResult> {
+    const name = tool.descriptor.name;
+    const caller = callerFromAuthInfo(authInfo);
     if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
     const started = performance.now();
-    const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sdk);
+    const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk);
     if (caller && this.observer) {
       this.observer.toolCalled({ caller, tool: name, success: !('isError' in result && result.isError), durationMs: performance.now() - started });
     }
     return result;
   }
 
-  private async run(tool: RegisteredTool, args: Record<string, unknown>, caller: UserInfo | undefined, sdk: ServerContext) {
+  private async run(
+    tool: RegisteredTool,
+    args: Record<string, unknown>,
+    caller: UserInfo | undefined,
+    sessionId: string | undefined,
+    requestId: string | undefined,
+    sdk?: ServerContext,
+  ) {
     const { name } = tool.descriptor;
     const problem = tool.validate(args);
     if (problem) return errorResult(`Invalid arguments for tool "${name}": ${problem}`);
     try {
-      return toCallToolResult(await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sdk)));
+      const returned = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
+      return toCallToolResult(returned, tool.definition.outputSchema);
     } catch (error) {
-      return toolErrorResult(error, name, requestIdFromAuthInfo(sdk.http?.authInfo) ?? randomUUID(), this.logger);
+      return toolErrorResult(error, name, requestId ?? randomUUID(), this.logger);
     }
   }
 
-  private positionalArguments(descriptor: ToolDescriptor, args: Record<string, unknown>, caller: UserInfo | undefined, sdk: ServerContext): unknown[] {
+  private positionalArguments(
+    descriptor: ToolDescriptor,
+    args: Record<string, unknown>,
+    caller: UserInfo | undefined,
+    sessionId: string | undefined,
+    sdk?: ServerContext,
+  ): unknown[] {
     return descriptor.parameters.map((parameter) => {
       switch (parameter.kind) {
         case 'arg':
           return args[parameter.name!];
         case 'caller': {
-          const sessionId = sdk.sessionId ?? caller?.sessionId;
-          return { ...caller, sessionId, conversationId: caller?.conversationId ?? sessionId };
+          const session = sessionId ?? caller?.sessionId;
+          return { ...caller, sessionId: session, conversationId: caller?.conversationId ?? session };
         }
         case 'context':
+          if (!sdk) throw new Error(`Tool ${descriptor.name} takes a tool context and was called without one`);
           return new McpToolContext(sdk);
       }
     });
@@ -186,4 +217,9 @@ export class McpRegistry implements OnModuleInit {
   toGeminiFunctionDeclarations(agent?: string) {
     return this.listTools(agent).tools.map(toGeminiFunction);
   }
+}
+
+/** True when the tool takes `@ToolContext()` (progress, elicitation, sampling): it needs the SDK's request context. */
+export function takesContext(tool: RegisteredTool): boolean {
+  return tool.descriptor.parameters.some((parameter) => parameter.kind === 'context');
 }

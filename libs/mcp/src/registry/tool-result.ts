@@ -22,24 +22,29 @@ function isContentResult(value: object): value is CallToolResult {
 
 /**
  * Maps what a tool method returned to an MCP result: `ToolResult` as in the engine, a full
- * `CallToolResult` or input request as is, a string as text, anything else as data.
+ * `CallToolResult` or input request as is, a string as text, anything else as data. Data that is
+ * not an object is published as `structuredContent: { result }`, unless the tool declares a
+ * non-object output schema: then the SDK's 2025 wire codec does that wrapping itself (doing it
+ * here too gave `{ result: { result: [1] } }`) and 2026 clients get the value as declared.
  */
-export function toCallToolResult(value: unknown): CallToolResult | InputRequiredResult {
+export function toCallToolResult(value: unknown, outputSchema?: Record<string, unknown>): CallToolResult | InputRequiredResult {
+  const wrap = outputSchema === undefined || outputSchema['type'] === 'object';
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (value === undefined || value === null) return { content: [] };
-  if (typeof value !== 'object') return dataResult(value);
+  if (typeof value !== 'object') return dataResult(value, wrap);
   if (isInputRequiredResult(value)) return value;
   if (isContentResult(value)) return value;
-  if (isToolResult(value)) return value.success ? dataResult(value.data) : errorResult(value.error || 'Tool failed');
-  return dataResult(value);
+  if (isToolResult(value)) return value.success ? dataResult(value.data, wrap) : errorResult(value.error || 'Tool failed');
+  return dataResult(value, wrap);
 }
 
-function dataResult(data: unknown): CallToolResult {
+function dataResult(data: unknown, wrapNonObject: boolean): CallToolResult {
   if (data === undefined) return { content: [] };
   if (typeof data === 'string') return { content: [{ type: 'text', text: data }] };
   const text = JSON.stringify(data);
   // A value with toJSON (a Date, say) is published as what it serializes to, so both forms agree.
   const json = data !== null && typeof (data as { toJSON?: unknown }).toJSON === 'function' ? JSON.parse(text) : data;
-  const structuredContent = json !== null && typeof json === 'object' && !Array.isArray(json) ? (json as Record<string, unknown>) : { result: json };
+  const isObject = json !== null && typeof json === 'object' && !Array.isArray(json);
+  const structuredContent = isObject || !wrapNonObject ? (json as Record<string, unknown>) : { result: json };
   return { content: [{ type: 'text', text }], structuredContent };
 }
