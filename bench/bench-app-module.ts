@@ -1,10 +1,9 @@
 /**
  * The benchmark's tools: `count` generated `*Service` providers, one tool each with five arguments
- * and realistic schemas, served by the MCP module instead of the built-in tools.
+ * and realistic schemas, added to the real app (next to its built-in tools) by `bench-app.ts`.
  */
 import { Injectable, Module, type DynamicModule, type Type } from '@nestjs/common';
-import { ConfigModule } from '@nestjs/config';
-import { Arg, McpModule, McpTool, ok, type ToolResult } from '@app/mcp';
+import { Arg, McpTool, ok, type ToolResult } from '@app/mcp';
 
 const UNITS = ['mg/dL', 'mmol/L', 'bpm', 'kg', 'steps'] as const;
 
@@ -66,20 +65,5 @@ export function generateToolService(index: number): Type<unknown> {
 export class BenchToolsModule {
   static register(count: number): DynamicModule {
     return { module: BenchToolsModule, providers: Array.from({ length: count }, (_, index) => generateToolService(index)) };
-  }
-}
-
-/** The same imports as `AppModule`, with the generated tools in place of `ToolsModule`. */
-@Module({})
-export class BenchAppModule {
-  static register(count: number): DynamicModule {
-    return {
-      module: BenchAppModule,
-      imports: [
-        ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => ({ BENCH_TOOLS: count })] }),
-        McpModule.forRoot({ serverInfo: { name: 'mirobody-bench', version: '0.0.0' } }),
-        BenchToolsModule.register(count),
-      ],
-    };
   }
 }

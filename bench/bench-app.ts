@@ -1,25 +1,20 @@
 /**
- * A benchmark server: the MCP endpoint exactly as `apps/server/src/create-app.ts` boots it, but with
- * BENCH_TOOLS generated tools (bench-app-module.ts) instead of the built-in ones. `bench/run.mjs`
- * starts it with BENCH_TOOLS=5 and BENCH_TOOLS=200 to compare `tools/list` costs; the code is the
- * same, only the count differs.
+ * A benchmark server: the real app, as `apps/server/src/create-app.ts` builds it with the
+ * production module (auth, the database, logging, the built-in tools), plus BENCH_TOOLS generated
+ * tools (bench-app-module.ts). `bench/run.mjs` starts it with BENCH_TOOLS=5 and BENCH_TOOLS=200 to
+ * compare `tools/list` costs; the code is the same, only the count differs. Configuration comes
+ * from the environment as for `main.ts` (run.mjs switches rate limits off for a throughput run).
  *
- *   BENCH_TOOLS=200 PORT=18081 node dist/bench/bench-app.js
+ *   BENCH_TOOLS=200 PORT=18081 RATE_LIMIT_REQUESTS=0 RATE_LIMIT_ANONYMOUS_REQUESTS=0 node dist/bench/bench-app.js
  */
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { registerMcpBodyParsers } from '@app/mcp';
-import { BenchAppModule } from './bench-app-module.js';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { loadAppConfig } from '../apps/server/src/config.js';
+import { createApp } from '../apps/server/src/create-app.js';
+import { BenchToolsModule } from './bench-app-module.js';
 
-/** Boots like `createApp` in apps/server/src/create-app.ts. */
-export async function createBenchApp(count: number): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter();
-  registerMcpBodyParsers(adapter.getInstance());
-  const app = await NestFactory.create<NestFastifyApplication>(BenchAppModule.register(count), adapter, {
-    bodyParser: false,
-    logger: ['error', 'warn'],
-  });
+export async function createBenchApp(count: number, env: Record<string, string | undefined> = process.env): Promise<NestFastifyApplication> {
+  const app = await createApp(loadAppConfig(env), { imports: [BenchToolsModule.register(count)] });
   app.enableShutdownHooks();
   return app;
 }
@@ -27,5 +22,6 @@ export async function createBenchApp(count: number): Promise<NestFastifyApplicat
 const count = Number(process.env.BENCH_TOOLS ?? 5);
 if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_TOOLS must be a positive whole number, got "${process.env.BENCH_TOOLS}"`);
 const app = await createBenchApp(count);
-await app.listen(Number(process.env.PORT ?? 18081), process.env.HOST ?? '127.0.0.1');
-console.log(`bench app with ${count} tools listening on ${await app.getUrl()}/mcp`);
+const config = loadAppConfig(process.env);
+await app.listen(config.PORT, config.HOST);
+console.log(`bench app with ${count} generated tools listening on ${await app.getUrl()}/mcp`);

@@ -13,12 +13,16 @@
  */
 import 'reflect-metadata';
 import type { ServerResponse } from 'node:http';
-import { NestFactory } from '@nestjs/core';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { classifyInboundRequest, type JSONRPCRequest, type ServerContext } from '@modelcontextprotocol/server';
 import { McpRegistry } from '@app/mcp';
 import { McpServerFactory } from '../libs/mcp/src/server/mcp-server.factory.js';
 import { SharedServerTransport } from '../libs/mcp/src/http/shared-server-transport.js';
-import { BenchAppModule, benchToolName } from './bench-app-module.js';
+import { loadAppConfig } from '../apps/server/src/config.js';
+import { createApp } from '../apps/server/src/create-app.js';
+import { benchToolName, BenchToolsModule } from './bench-app-module.js';
 
 const ITERATIONS = Number(process.env.BREAKDOWN_ITERATIONS ?? 20_000);
 const WARMUP = Math.ceil(ITERATIONS / 4);
@@ -49,7 +53,11 @@ async function time(label: string, run: () => unknown): Promise<{ label: string;
   return { label, micros: Number(process.hrtime.bigint() - started) / 1000 / ITERATIONS };
 }
 
-const context = await NestFactory.createApplicationContext(BenchAppModule.register(5), { logger: ['error', 'warn'] });
+// The real app (its own throw-away embedded database), as bench-app.ts serves it.
+const dataDir = mkdtempSync(join(tmpdir(), 'mcp-breakdown-'));
+process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
+const context = await createApp(loadAppConfig({ ...process.env, DATA_DIR: dataDir }), { logger: false, imports: [BenchToolsModule.register(5)] });
+await context.init();
 const registry = context.get(McpRegistry);
 const server = context.get(McpServerFactory).create();
 const transport = new SharedServerTransport();

@@ -2,7 +2,7 @@ import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common'
 import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { AuthModule } from '@app/auth';
-import { CommonModule } from '@app/common';
+import { CommonModule, resourceMetadataUrl } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { McpModule, ToolDirectoriesModule } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
@@ -26,23 +26,19 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => config] }),
         loggingModule(config.LOG_LEVEL),
-        CommonModule.forRoot(config.MCP_SESSION_SECRET ? { signingSecret: config.MCP_SESSION_SECRET } : {}),
+        CommonModule.forRoot(config.common),
         DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
         TerminusModule,
         McpModule.forRoot({
           serverInfo: { name: 'mirobody', version: config.version },
-          sessionIdleMs: config.MCP_SESSION_IDLE_SECONDS * 1000,
-          maxSessions: config.MCP_MAX_SESSIONS,
-          resourceMetadataUrl: `${config.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource`,
-          ...(config.MCP_SESSION_SECRET ? { sessionSecret: config.MCP_SESSION_SECRET } : {}),
-          ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),
-          agentTools: config.AGENT_TOOLS,
+          ...config.mcp,
+          resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL),
         }),
         AuthModule.register(config),
         ToolsModule.register(config),
         ...(extensions.imports ?? []),
         // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
-        ...(config.MCP_TOOL_DIRS.length ? [ToolDirectoriesModule.register({ directories: config.MCP_TOOL_DIRS })] : []),
+        ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register(config.toolDirectories)] : []),
       ],
       controllers: [HealthController, AdminToolsController],
       providers: [GracefulShutdown],

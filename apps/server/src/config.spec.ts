@@ -38,7 +38,7 @@ describe('loadAppConfig', () => {
       HOST: '0.0.0.0',
       LOG_LEVEL: 'debug',
       DATABASE_URL: 'postgres://me@db.example:5432/mirobody',
-      MCP_ALLOWED_HOSTS: ['a.example', 'b.example'],
+      mcp: expect.objectContaining({ allowedHostnames: ['a.example', 'b.example'] }),
       PUBLIC_BASE_URL: 'http://localhost:9001',
     });
   });
@@ -73,21 +73,35 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ DATABASE_URL: url })).not.toThrow(/hunter2/);
     expect(() => loadAppConfig({ MCP_SESSION_SECRET: 'short-secret' })).not.toThrow(/short-secret/);
   });
+
+  it("takes each lib's keys from a file, as the lib's section reads them", () => {
+    write('config.yaml', 'MCP_MAX_SESSIONS: 7\nRATE_LIMIT_REQUESTS: 9\nSIGNING_SECRET: a-signing-secret-of-32-characters-at-least\n');
+    const config = loadAppConfig({}, { configDir: dir });
+    expect(config.mcp.maxSessions).toBe(7);
+    expect(config.RATE_LIMIT_REQUESTS).toBe(9);
+    expect(config.common).toEqual({ signingSecret: 'a-signing-secret-of-32-characters-at-least' });
+  });
+
+  it('reads MCP_SESSION_SECRET as the former name of SIGNING_SECRET, and refuses two different values', () => {
+    const secret = 'x'.repeat(32);
+    expect(loadAppConfig({ MCP_SESSION_SECRET: secret }).common).toEqual({ signingSecret: secret });
+    expect(() => loadAppConfig({ MCP_SESSION_SECRET: secret, SIGNING_SECRET: 'y'.repeat(32) })).toThrow('Invalid configuration MCP_SESSION_SECRET: is the former name of SIGNING_SECRET');
+  });
 });
 
 describe('tool directories and agent tool lists', () => {
   it('read MCP_TOOL_DIRS as an ordered list of absolute paths, from a file or the environment', () => {
     write('config.yaml', `MCP_TOOL_DIRS:\n  - examples/tools\n  - ${dir}\n`);
-    expect(loadAppConfig({}, { configDir: dir }).MCP_TOOL_DIRS).toEqual([resolve('examples/tools'), dir]);
-    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).MCP_TOOL_DIRS).toEqual([dir, resolve('examples/tools')]);
-    expect(loadAppConfig({}).MCP_TOOL_DIRS).toEqual([]);
+    expect(loadAppConfig({}, { configDir: dir }).toolDirectories.directories).toEqual([resolve('examples/tools'), dir]);
+    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).toolDirectories.directories).toEqual([dir, resolve('examples/tools')]);
+    expect(loadAppConfig({}).toolDirectories.directories).toEqual([]);
     expect(() => loadAppConfig({ MCP_TOOL_DIRS: `${dir},${dir}/missing` })).toThrow(`Invalid configuration MCP_TOOL_DIRS: ${dir}/missing is not a directory`);
   });
 
   it('read ALLOWED_TOOLS_{NAME} and DISALLOWED_TOOLS_{NAME} from files and the environment, an empty one included', () => {
     write('config.yaml', 'ALLOWED_TOOLS_CURSOR: [echo, whoami]\nDISALLOWED_TOOLS_CURSOR: whoami\nALLOWED_TOOLS_MUTE: []\nALLOWED_TOOLS_LATER: [echo]\n');
     const config = loadAppConfig({ ALLOWED_TOOLS_LATER: '', DISALLOWED_TOOLS_REPORTER: 'echo' }, { configDir: dir });
-    expect(config.AGENT_TOOLS).toEqual({
+    expect(config.mcp.agentTools).toEqual({
       allowed: { CURSOR: ['echo', 'whoami'], MUTE: [], LATER: [] },
       disallowed: { CURSOR: ['whoami'], REPORTER: ['echo'] },
     });

@@ -1,16 +1,20 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import type { AuthModuleOptions } from '@app/auth';
-import { ConfigError } from '@app/common';
-import { agentToolListsFrom, isAgentListKey, type AgentToolLists } from '@app/mcp';
+import { authConfig, type AuthModuleOptions } from '@app/auth';
+import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
+import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 
-export { ConfigError };
+export { ConfigError, isLoopback };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** The auth keys (JWT, JWKS, admins, rate limits) are declared with the auth module that reads them. */
+/**
+ * The server's configuration: the app's own keys, and each lib's section (its keys, defaults and
+ * checks live in the lib: `commonConfig`, `mcpConfig`, `authConfig`). The auth keys are still
+ * read by the auth lib under their env names, so they sit at the top level.
+ */
 export interface AppConfig extends AuthModuleOptions {
   version: string;
   PORT: number;
@@ -25,95 +29,15 @@ export interface AppConfig extends AuthModuleOptions {
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   SHUTDOWN_GRACE_SECONDS: number;
   MCP_CONFORMANCE_FIXTURES: boolean;
-  MCP_SESSION_IDLE_SECONDS: number;
-  MCP_MAX_SESSIONS: number;
-  MCP_SESSION_SECRET?: string;
-  /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
-  MCP_ALLOWED_HOSTS?: string[];
-  /** Directories of deployed tool files, in order: the first that defines a tool name wins over later ones and the packaged tools. */
-  MCP_TOOL_DIRS: string[];
-  /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`, by agent. */
-  AGENT_TOOLS: AgentToolLists;
+  /** `CommonModule.forRoot` options (the signing secret). */
+  common: CommonModuleOptions;
+  /** `McpModule.forRoot` options, but for the server's identity. */
+  mcp: Omit<McpModuleSettings, 'serverInfo'>;
+  /** `ToolDirectoriesModule.register` options: `MCP_TOOL_DIRS`. */
+  toolDirectories: ToolDirectoriesOptions;
 }
 
-/** Every key a config file or the environment may set. */
-export const CONFIG_KEYS = [
-  'PORT',
-  'HOST',
-  'PUBLIC_BASE_URL',
-  'DATA_DIR',
-  'DATABASE_URL',
-  'LOG_LEVEL',
-  'SHUTDOWN_GRACE_SECONDS',
-  'MCP_CONFORMANCE_FIXTURES',
-  'MCP_SESSION_IDLE_SECONDS',
-  'MCP_MAX_SESSIONS',
-  'MCP_SESSION_SECRET',
-  'MCP_ALLOWED_HOSTS',
-  'MCP_TOOL_DIRS',
-  'JWT_SECRET',
-  'JWKS_URL',
-  'JWT_ISSUER',
-  'JWT_AUDIENCE',
-  'JWT_ROLES_CLAIM',
-  'ADMIN_EMAILS',
-  'OAUTH_ISSUER',
-  'REDIS_URL',
-  'RATE_LIMIT_REQUESTS',
-  'RATE_LIMIT_ANONYMOUS_REQUESTS',
-  'RATE_LIMIT_WINDOW_SECONDS',
-] as const;
-type ConfigKey = (typeof CONFIG_KEYS)[number];
-
-type Env = Record<string, string | undefined>;
-
-export interface LoadOptions {
-  /**
-   * The directory holding `config.yaml` and `config.{ENV}.yaml`, both optional layers beneath the
-   * environment. Without it only the environment is read.
-   */
-  configDir?: string;
-}
-
-function integer(env: Env, key: ConfigKey, fallback: number, min: number, max: number): number {
-  const raw = env[key];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new ConfigError(key, `expected a whole number from ${min} to ${max}, got "${raw}"`);
-  return value;
-}
-
-function boolean(env: Env, key: ConfigKey, fallback: boolean): boolean {
-  const raw = env[key];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === '1') return true;
-  if (raw === 'false' || raw === '0') return false;
-  throw new ConfigError(key, `expected true or false, got "${raw}"`);
-}
-
-function list(env: Env, key: ConfigKey): string[] | undefined {
-  const raw = env[key];
-  return raw ? raw.split(',').map((item) => item.trim()).filter(Boolean) : undefined;
-}
-
-function oneOf<T extends string>(env: Env, key: ConfigKey, allowed: readonly T[], fallback: T): T {
-  const raw = env[key];
-  if (raw === undefined || raw === '') return fallback;
-  if (!allowed.includes(raw as T)) throw new ConfigError(key, `expected one of ${allowed.join(', ')}, got "${raw}"`);
-  return raw as T;
-}
-
-/** `URL.parse` arrives only in Node 22. */
-function parseUrl(raw: string): URL | undefined {
-  try {
-    return new URL(raw);
-  } catch {
-    return undefined;
-  }
-}
-
-function publicBaseUrl(env: Env, host: string, port: number): string {
-  const raw = env.PUBLIC_BASE_URL;
+function publicBaseUrl(raw: string | undefined, host: string, port: number): string {
   if (!raw) {
     const reachable = isLoopback(host) || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
     return `http://${reachable}:${port}`;
@@ -126,8 +50,7 @@ function publicBaseUrl(env: Env, host: string, port: number): string {
 }
 
 /** Never echoes the value: the URL may carry a password. */
-function databaseUrl(env: Env): string | undefined {
-  const raw = env.DATABASE_URL;
+function databaseUrl(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   const url = parseUrl(raw);
   if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || !url.hostname) {
@@ -136,62 +59,46 @@ function databaseUrl(env: Env): string | undefined {
   return raw;
 }
 
-function httpUrl(env: Env, key: ConfigKey): string | undefined {
-  const raw = env[key];
-  if (!raw) return undefined;
-  const url = parseUrl(raw);
-  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(key, `expected an http(s) URL, got "${raw}"`);
-  return raw;
+/** The app's own keys: where it listens and keeps its files, the database, logs, shutdown. */
+const serverConfig = defineConfigSection({
+  keys: {
+    PORT: int(18080, { min: 0, max: 65535 }),
+    HOST: str('127.0.0.1'),
+    PUBLIC_BASE_URL: optionalStr(),
+    DATA_DIR: str('./data'),
+    DATABASE_URL: optionalStr(),
+    LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+    SHUTDOWN_GRACE_SECONDS: int(10, { min: 0, max: 600 }),
+    MCP_CONFORMANCE_FIXTURES: bool(false),
+  },
+  toOptions: (values) => ({
+    PORT: values.PORT,
+    HOST: values.HOST,
+    PUBLIC_BASE_URL: publicBaseUrl(values.PUBLIC_BASE_URL, values.HOST, values.PORT),
+    DATA_DIR: resolve(values.DATA_DIR),
+    DATABASE_URL: databaseUrl(values.DATABASE_URL),
+    LOG_LEVEL: values.LOG_LEVEL,
+    SHUTDOWN_GRACE_SECONDS: values.SHUTDOWN_GRACE_SECONDS,
+    MCP_CONFORMANCE_FIXTURES: values.MCP_CONFORMANCE_FIXTURES,
+  }),
+});
+
+const SECTIONS = [serverConfig, commonConfig, mcpConfig, toolDirectoriesConfig, authConfig];
+
+/** Every key a config file or the environment may set; any other key in a config file stops start-up. */
+export const CONFIG_KEYS: readonly string[] = SECTIONS.flatMap((section) => section.keys);
+
+/** A declared key, or an agent's tool list (`ALLOWED_TOOLS_{NAME}`, `DISALLOWED_TOOLS_{NAME}`, any agent name). */
+function isConfigKey(key: string): boolean {
+  return CONFIG_KEYS.includes(key) || isAgentListKey(key);
 }
 
-type AuthConfig = Pick<
-  AppConfig,
-  | 'JWT_SECRET'
-  | 'JWKS_URL'
-  | 'JWT_ISSUER'
-  | 'JWT_AUDIENCE'
-  | 'JWT_ROLES_CLAIM'
-  | 'ADMIN_EMAILS'
-  | 'OAUTH_ISSUER'
-  | 'REDIS_URL'
-  | 'RATE_LIMIT_REQUESTS'
-  | 'RATE_LIMIT_ANONYMOUS_REQUESTS'
-  | 'RATE_LIMIT_WINDOW_SECONDS'
->;
-
-/** Token checking, admins and rate limits; `production` (NODE_ENV) demands a configured token key. */
-function authConfig(env: Env, production: boolean): AuthConfig {
-  const secret = env.JWT_SECRET || undefined;
-  if (secret !== undefined && secret.length < 32) throw new ConfigError('JWT_SECRET', 'use at least 32 characters');
-  const jwksUrl = httpUrl(env, 'JWKS_URL');
-  // Keys travel over this: plain http only to the machine itself (tests, a local identity provider).
-  if (jwksUrl && new URL(jwksUrl).protocol === 'http:' && !isLoopback(new URL(jwksUrl).hostname.replace(/^\[|\]$/g, ''))) {
-    throw new ConfigError('JWKS_URL', `expected an https URL (http only for a loopback address), got "${jwksUrl}"`);
-  }
-  if (secret && jwksUrl) throw new ConfigError('JWKS_URL', 'set either JWT_SECRET (HS256) or JWKS_URL (RS256/ES256), not both');
-  if (production && !secret && !jwksUrl) throw new ConfigError('JWT_SECRET', 'required when NODE_ENV=production (or set JWKS_URL)');
-  const adminEmails = (list(env, 'ADMIN_EMAILS') ?? []).map((email) => email.toLowerCase());
-  const notAnEmail = adminEmails.find((email) => !/^[^@\s]+@[^@\s]+$/.test(email));
-  if (notAnEmail) throw new ConfigError('ADMIN_EMAILS', `expected e-mail addresses, got "${notAnEmail}"`);
-  const rolesClaim = env.JWT_ROLES_CLAIM || 'roles';
-  if (/\s/.test(rolesClaim)) throw new ConfigError('JWT_ROLES_CLAIM', `expected a claim name, got "${rolesClaim}"`);
-  const redisUrl = env.REDIS_URL || undefined;
-  // Never echoed: the URL may carry a password.
-  if (redisUrl && !/^rediss?:$/.test(parseUrl(redisUrl)?.protocol ?? '')) throw new ConfigError('REDIS_URL', 'expected redis://[:password@]host:port[/db] or rediss://...');
-  const issuer = env.JWT_ISSUER || undefined;
-  return {
-    JWT_SECRET: secret,
-    JWKS_URL: jwksUrl,
-    JWT_ISSUER: issuer,
-    JWT_AUDIENCE: list(env, 'JWT_AUDIENCE'),
-    JWT_ROLES_CLAIM: rolesClaim,
-    ADMIN_EMAILS: adminEmails,
-    OAUTH_ISSUER: httpUrl(env, 'OAUTH_ISSUER') ?? issuer,
-    REDIS_URL: redisUrl,
-    RATE_LIMIT_REQUESTS: integer(env, 'RATE_LIMIT_REQUESTS', 600, 0, 1_000_000),
-    RATE_LIMIT_ANONYMOUS_REQUESTS: integer(env, 'RATE_LIMIT_ANONYMOUS_REQUESTS', 300, 0, 1_000_000),
-    RATE_LIMIT_WINDOW_SECONDS: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 3600),
-  };
+export interface LoadOptions {
+  /**
+   * The directory holding `config.yaml` and `config.{ENV}.yaml`, both optional layers beneath the
+   * environment. Without it only the environment is read.
+   */
+  configDir?: string;
 }
 
 /** A config file's keys, as the environment would give them; absent files add nothing. */
@@ -218,11 +125,6 @@ function readConfigFile(path: string): Env {
   return values;
 }
 
-/** A fixed key, or an agent's tool list (`ALLOWED_TOOLS_{NAME}`, `DISALLOWED_TOOLS_{NAME}`). */
-function isConfigKey(key: string): boolean {
-  return (CONFIG_KEYS as readonly string[]).includes(key) || isAgentListKey(key);
-}
-
 /** The layers, later wins: config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
 function layered(env: Env, configDir: string | undefined): Env {
   if (configDir === undefined) return env;
@@ -234,51 +136,24 @@ function layered(env: Env, configDir: string | undefined): Env {
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
   // An agent's list set to nothing is a list (of no tools), not an unset key.
   const fromEnv = Object.fromEntries(
-    Object.keys(env)
-      .filter((key) => ((CONFIG_KEYS as readonly string[]).includes(key) && env[key] !== '') || isAgentListKey(key))
-      .filter((key) => env[key] !== undefined)
-      .map((key) => [key, env[key]]),
+    Object.entries(env).filter(([key, value]) => value !== undefined && ((CONFIG_KEYS.includes(key) && value !== '') || isAgentListKey(key))),
   );
   return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;
 
-/** A listed directory that is not there is almost always a typo: its tools would vanish without a word. */
-function toolDirectories(env: Env): string[] {
-  const directories = (list(env, 'MCP_TOOL_DIRS') ?? []).map((directory) => resolve(directory));
-  const missing = directories.find((directory) => !existsSync(directory) || !statSync(directory).isDirectory());
-  if (missing) throw new ConfigError('MCP_TOOL_DIRS', `${missing} is not a directory`);
-  return directories;
-}
-
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
-}
-
 /** Reads and checks the configuration; a bad value names its key, and never shows a secret. */
 export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppConfig {
-  const env = layered(environment, options.configDir);
-  const host = env.HOST || '127.0.0.1';
-  const port = integer(env, 'PORT', 18080, 0, 65535);
-  const secret = env.MCP_SESSION_SECRET;
-  if (secret !== undefined && secret !== '' && secret.length < 32) throw new ConfigError('MCP_SESSION_SECRET', 'use at least 32 characters');
+  // NODE_ENV is no config key but decides what production demands.
+  const env = { ...layered(environment, options.configDir), NODE_ENV: environment.NODE_ENV };
+  const server = serverConfig.load(env);
   return {
     version: packageVersion(),
-    PORT: port,
-    HOST: host,
-    PUBLIC_BASE_URL: publicBaseUrl(env, host, port),
-    DATA_DIR: resolve(env.DATA_DIR || './data'),
-    DATABASE_URL: databaseUrl(env),
-    LOG_LEVEL: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    SHUTDOWN_GRACE_SECONDS: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 600),
-    MCP_CONFORMANCE_FIXTURES: boolean(env, 'MCP_CONFORMANCE_FIXTURES', false),
-    MCP_SESSION_IDLE_SECONDS: integer(env, 'MCP_SESSION_IDLE_SECONDS', 1800, 1, 7 * 24 * 3600),
-    MCP_MAX_SESSIONS: integer(env, 'MCP_MAX_SESSIONS', 10_000, 1, 1_000_000),
-    MCP_SESSION_SECRET: secret || undefined,
-    MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
-    MCP_TOOL_DIRS: toolDirectories(env),
-    AGENT_TOOLS: agentToolListsFrom(env),
-    ...authConfig(env, environment.NODE_ENV === 'production'),
+    ...server,
+    common: commonConfig.load(env),
+    mcp: mcpConfig.load(env),
+    toolDirectories: toolDirectoriesConfig.load(env),
+    ...authConfig.load(env),
   };
 }

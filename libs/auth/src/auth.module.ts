@@ -1,10 +1,18 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { DatabaseModule } from '@app/database';
 import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER } from '@app/mcp';
 import { AccessLog } from './access-log.js';
+import { AccountStatus } from './accounts/account-status.js';
+import { AccountUserData } from './accounts/account-user-data.js';
+import { MeController } from './accounts/me.controller.js';
+import { UserDataService } from './accounts/user-data.service.js';
+import { AdminAudit } from './admin/admin-audit.service.js';
+import { AdminUsers } from './admin/admin-users.service.js';
+import { AdminController } from './admin/admin.controller.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
+import { AdminAuditEntity } from './entities/admin-audit.entity.js';
 import { McpSecretEntity } from './entities/mcp-secret.entity.js';
 import { ToolCallEntity } from './entities/tool-call.entity.js';
 import { UserEntity } from './entities/user.entity.js';
@@ -12,10 +20,12 @@ import { GENERATED_SECRET_FILE, jwtKeySource } from './jwt/jwt-secret.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { AuthCallerResolver } from './mcp-caller.resolver.js';
 import { CreateAuthTables1796083200000 } from './migrations/1796083200000-create-auth-tables.js';
+import { AddUserStatusAndAdminAudit1796095203000 } from './migrations/1796095203000-add-user-status-and-admin-audit.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
 import { CallerGuard } from './rest/caller.guard.js';
+import { RouteRequirements } from './rest/route-requirements.js';
 import { McpSecretsController } from './secrets/mcp-secrets.controller.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
 import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames } from './strategies.js';
@@ -46,19 +56,29 @@ export class AuthModule {
       module: AuthModule,
       global: true,
       imports: [
-        DatabaseModule.forFeature({ entities: [UserEntity, McpSecretEntity, ToolCallEntity], migrations: [CreateAuthTables1796083200000] }),
+        DiscoveryModule,
+        DatabaseModule.forFeature({
+          entities: [UserEntity, McpSecretEntity, ToolCallEntity, AdminAuditEntity],
+          migrations: [CreateAuthTables1796083200000, AddUserStatusAndAdminAudit1796095203000],
+        }),
         passportModule,
       ],
-      controllers: [McpSecretsController, ProtectedResourceController],
+      controllers: [McpSecretsController, ProtectedResourceController, MeController, AdminController],
       providers: [
         { provide: AUTH_OPTIONS, useValue: options },
         { provide: STRATEGY_NAMES, useValue: names },
         { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
         UsersService,
+        AccountStatus,
+        AccountUserData,
+        UserDataService,
+        AdminAudit,
+        AdminUsers,
         McpSecretsService,
         JwtStrategy,
         McpSecretStrategy,
         CallerGuard,
+        RouteRequirements,
         RequestRateLimiter,
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },

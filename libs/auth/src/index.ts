@@ -6,3 +6,4 @@ export { CallerGuard, type AuthenticatedRequest } from './rest/caller.guard.js';
 export { AdminOnly, Authenticated, CurrentCaller, JWT_SCHEME, MCP_SECRET_SCHEME } from './rest/decorators.js';
 /** Moved to `@app/common`; still exported here for code written against the auth lib. */
 export { BackgroundWrites } from '@app/common';
+export { authConfig } from './auth.config.js';

@@ -1,7 +1,8 @@
-import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import passport from 'passport';
 import type { FastifyRequest } from 'fastify';
 import type { McpCallerResolver, UserInfo } from '@app/mcp';
+import { AccountStatus } from './accounts/account-status.js';
 import { presentedCredential } from './credentials.js';
 import { STRATEGY_NAMES, type StrategyNames } from './strategies.js';
 
@@ -15,12 +16,17 @@ const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
  */
 @Injectable()
 export class AuthCallerResolver implements McpCallerResolver {
-  constructor(@Inject(STRATEGY_NAMES) private readonly strategies: StrategyNames) {}
+  constructor(
+    @Inject(STRATEGY_NAMES) private readonly strategies: StrategyNames,
+    private readonly status: AccountStatus,
+  ) {}
 
   async resolve(request: FastifyRequest): Promise<UserInfo | undefined> {
     const credential = presentedCredential(request);
     if (!credential) return undefined;
     const caller = await authenticate(credential.kind === 'secret' ? this.strategies.secret : this.strategies.jwt, request);
+    // Checked here, where every credential of every route is resolved, so no route can forget it.
+    if (await this.status.isDisabled(caller.userId)) throw new ForbiddenException('This account is disabled');
     // The MCP session id, when there is one, replaces this in the registry.
     const sessionId = request.headers['mcp-session-id'] ?? request.headers['x-session-id'];
     return typeof sessionId === 'string' && ACCEPTABLE_SESSION_ID.test(sessionId) ? { ...caller, sessionId } : caller;

@@ -3,6 +3,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import passport, { type Strategy } from 'passport';
 import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
+import { AUTHENTICATION_REQUIRED } from '@app/common';
 import type { UserInfo } from '@app/mcp';
 import { presentedCredential, type PresentedCredential } from './credentials.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
@@ -40,7 +41,7 @@ function registerAs(strategy: Strategy, shared: string, own: string): void {
 
 function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']): string {
   const credential = presentedCredential(request);
-  if (!credential) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
+  if (!credential) throw new UnauthorizedException(AUTHENTICATION_REQUIRED);
   if (credential.kind !== kind) {
     throw new UnauthorizedException(kind === 'jwt' ? 'This endpoint takes a JWT, not an MCP secret' : 'Expected an MCP secret');
   }
@@ -82,8 +83,9 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
   }
 
   async validate(request: FastifyRequest): Promise<UserInfo> {
-    const { user, agent } = await this.secrets.holder(credentialOf(request, 'secret'));
-    return this.users.callerFromUser(user, agent);
+    const { user, agent } = await this.secrets.owner(credentialOf(request, 'secret'));
+    const caller = this.users.callerFromUser(user);
+    return agent ? { ...caller, agent } : caller;
   }
 
   onModuleDestroy(): void {

@@ -29,10 +29,15 @@ export class Signer {
   forPurpose(purpose: string): PurposeSigner {
     let signer = this.purposes.get(purpose);
     if (!signer) {
-      signer = purposeSigner(Buffer.from(hkdfSync('sha256', this.rootSecret, 'mirobody', `purpose:${purpose}`, 32)));
+      signer = purposeSigner(this.keyFor(purpose));
       this.purposes.set(purpose, signer);
     }
     return signer;
+  }
+
+  /** The raw 32-byte key of a purpose, for a codec that does its own MACs (the SDK's `requestState`). */
+  keyFor(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.rootSecret, 'mirobody', `purpose:${purpose}`, 32));
   }
 }
 

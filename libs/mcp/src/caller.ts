@@ -14,10 +14,14 @@ export interface McpCallerResolver {
 
 export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');
 
-/** The resolved caller and agent travel through the SDK inside `AuthInfo.extra`; an anonymous caller may still name an agent. */
-export function toAuthInfo(caller: UserInfo | undefined, agent = caller?.agent): AuthInfo | undefined {
+/**
+ * The resolved caller, the agent (which may be named without a caller) and the HTTP request id (for
+ * error reports) travel through the SDK inside `AuthInfo.extra`.
+ */
+export function toAuthInfo(caller: UserInfo | undefined, agent = caller?.agent, requestId?: string): AuthInfo | undefined {
   if (!caller && agent === undefined) return undefined;
-  return { token: '', clientId: caller?.userId ?? '', scopes: [], extra: { ...(caller ? { caller: { ...caller, agent } } : {}), agent } };
+  const extra = { ...(caller ? { caller: { ...caller, ...(agent ? { agent } : {}) } } : {}), ...(agent ? { agent } : {}), ...(requestId ? { requestId } : {}) };
+  return { token: '', clientId: caller?.userId ?? '', scopes: [], extra };
 }
 
 export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
@@ -26,6 +30,10 @@ export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | u
 
 export function agentFromAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
   return authInfo?.extra?.agent as string | undefined;
+}
+
+export function requestIdFromAuthInfo(authInfo: AuthInfo | undefined): string | undefined {
+  return authInfo?.extra?.requestId as string | undefined;
 }
 
 /** What the server reports after each `tools/call` by a known caller, e.g. for an access log. */

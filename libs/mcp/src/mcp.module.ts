@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { Signer } from '@app/common';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { McpExplorer } from './explorer/mcp-explorer.service.js';
 import { McpController } from './http/mcp.controller.js';
 import { McpHttpService } from './http/mcp-http.service.js';
-import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp.options.js';
+import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from './mcp.options.js';
 import { McpRegistry } from './registry/mcp-registry.js';
 import { McpRequestState } from './server/mcp-request-state.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
@@ -17,13 +18,12 @@ export interface McpModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   useFactory: (...args: never[]) => McpModuleSettings | Promise<McpModuleSettings>;
 }
 
-/** Defaults for everything but the server's identity; a random session key suits a single instance. */
+/** Defaults for everything but the server's identity. */
 export function resolveMcpOptions(settings: McpModuleSettings): McpModuleOptions {
   return {
     allowedHostnames: localhostAllowedHostnames(),
     sessionIdleMs: 30 * 60 * 1000,
     maxSessions: 10_000,
-    sessionSecret: randomBytes(32).toString('hex'),
     ...settings,
   };
 }
@@ -46,6 +46,12 @@ export class McpModule {
           provide: MCP_MODULE_OPTIONS,
           inject: (options.inject ?? []) as never[],
           useFactory: async (...args: never[]) => resolveMcpOptions(await options.useFactory(...args)),
+        },
+        {
+          provide: MCP_SIGNER,
+          inject: [{ token: Signer, optional: true }],
+          // Without the app's signer (a test module of the MCP lib alone) signatures hold for this process only.
+          useFactory: (signer?: Signer) => signer ?? new Signer(randomBytes(32).toString('hex')),
         },
         McpExplorer,
         McpRegistry,

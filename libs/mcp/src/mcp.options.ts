@@ -10,8 +10,6 @@ export interface McpModuleOptions {
   sessionIdleMs: number;
   /** Most 2025 sessions kept at once; the least recently used is closed beyond it. */
   maxSessions: number;
-  /** Key that signs session ids, shared by every instance behind one load balancer. */
-  sessionSecret: string;
   /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in. */
   resourceMetadataUrl?: string;
   /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28); defaults to `McpRequestState.verify`. */
@@ -21,3 +19,6 @@ export interface McpModuleOptions {
 }
 
 export const MCP_MODULE_OPTIONS = Symbol('MCP_MODULE_OPTIONS');
+
+/** The signer of session ids and `requestState`: the app's `Signer` (@app/common), else one with a random key for this process. */
+export const MCP_SIGNER = Symbol('MCP_SIGNER');

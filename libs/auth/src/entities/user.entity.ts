@@ -25,4 +25,8 @@ export class UserEntity {
 
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
   updatedAt: Date;
+
+  /** Set by an admin: every credential of the user is refused while it is. */
+  @Column('timestamptz', { name: 'disabled_at', nullable: true })
+  disabledAt: Date | null;
 }

@@ -1,7 +1,7 @@
 import { ForbiddenException, Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerChallenge, resourceMetadataUrl, type UserInfo } from '@app/common';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl, type UserInfo } from '@app/common';
 import { MCP_CALLER_RESOLVER, type McpCallerResolver } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { presentedCredential } from '../credentials.js';
@@ -37,7 +37,7 @@ export class CallerGuard implements CanActivate {
     try {
       if (requirement.jwtOnly && presentedCredential(request)?.kind === 'secret') throw new UnauthorizedException('This endpoint takes a JWT, not an MCP secret');
       const caller = await this.callers.resolve(request);
-      if (!caller) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <JWT or MCP secret>');
+      if (!caller) throw new UnauthorizedException(AUTHENTICATION_REQUIRED);
       request.user = caller;
       if (requirement.admin && !caller.roles?.includes(ADMIN_ROLE)) throw new ForbiddenException('Administrators only');
       return true;

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UnauthorizedException, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import type { UserInfo } from '@app/common';
+import { RateLimited, type UserInfo } from '@app/common';
 import { CALLER_REQUIREMENT, CallerGuard, type AuthenticatedRequest, type CallerRequirement } from './caller.guard.js';
 
 /** The OpenAPI security scheme names, declared in the document by the app. */
@@ -15,6 +15,7 @@ export function Authenticated(options: { jwtOnly?: boolean } = {}) {
   const requirement: CallerRequirement = { jwtOnly: options.jwtOnly === true };
   return applyDecorators(
     SetMetadata(CALLER_REQUIREMENT, requirement),
+    RateLimited(),
     UseGuards(CallerGuard),
     ApiBearerAuth(JWT_SCHEME),
     ...(options.jwtOnly ? [] : [ApiBearerAuth(MCP_SECRET_SCHEME)]),
@@ -28,6 +29,7 @@ export function AdminOnly() {
   const requirement: CallerRequirement = { admin: true };
   return applyDecorators(
     SetMetadata(CALLER_REQUIREMENT, requirement),
+    RateLimited(),
     UseGuards(CallerGuard),
     ApiBearerAuth(JWT_SCHEME),
     ApiBearerAuth(MCP_SECRET_SCHEME),

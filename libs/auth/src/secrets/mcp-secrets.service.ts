@@ -53,8 +53,8 @@ export class McpSecretsService {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The owner of a live secret and the agent it was created for; 401 for an unknown, revoked or expired one. */
-  async holder(secret: string): Promise<{ user: UserEntity; agent: string | null }> {
+  /** The owner of a live secret and the agent it was made for; 401 for an unknown, revoked or expired one. */
+  async owner(secret: string): Promise<{ user: UserEntity; agent: string | null }> {
     const row = await this.secrets.findOne({ where: { secretHash: hashSecret(secret) }, relations: { user: true } });
     if (!row?.user) throw new UnauthorizedException('Unknown MCP secret');
     if (row.revokedAt) throw new UnauthorizedException('This MCP secret was revoked');

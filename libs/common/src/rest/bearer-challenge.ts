@@ -6,3 +6,6 @@ export const resourceMetadataUrl = (publicBaseUrl: string) => `${publicBaseUrl}/
  * RFC 9728 metadata address, so OAuth-capable clients find where to log in.
  */
 export const bearerChallenge = (metadataUrl?: string) => (metadataUrl ? `Bearer resource_metadata="${metadataUrl}"` : 'Bearer');
+
+/** The one wording of a missing credential, on REST and on `/mcp` (HTTP 401 and tool result alike). */
+export const AUTHENTICATION_REQUIRED = 'Authentication required: send Authorization: Bearer <JWT or MCP secret>';

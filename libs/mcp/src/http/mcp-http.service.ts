@@ -14,10 +14,12 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, Signer } from '@app/common';
 import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
-import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
+import { withCallContext } from './call-context.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
 import { requestedAgent } from './requested-agent.js';
@@ -60,6 +62,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     private readonly serverFactory: McpServerFactory,
     private readonly registry: McpRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
+    @Inject(MCP_SIGNER) private readonly signer: Signer,
     @Optional() @Inject(MCP_CALLER_RESOLVER) private readonly callerResolver?: McpCallerResolver,
   ) {}
 
@@ -71,7 +74,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     this.sdkHandler = createMcpHandler(create, { onerror });
     this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
     this.sessions = new SessionStore(
-      { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, secret: this.options.sessionSecret },
+      { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, signer: this.signer.forPurpose('mcp-session') },
       create,
     );
   }
@@ -98,14 +101,15 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     let authInfo: AuthInfo | undefined;
     try {
       const caller = await this.callerResolver?.resolve(request);
-      // The credential's agent, when it names one, is not the request's to change.
-      authInfo = toAuthInfo(caller, caller?.agent ?? requestedAgent(request));
+      const resolved = caller ? withCallContext(request, caller) : undefined;
+      // Without a credential `?agent=` still names the agent, so its lists apply to anonymous callers too.
+      authInfo = toAuthInfo(resolved, resolved?.agent ?? requestedAgent(request), request.id);
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
       return this.refuse(response, error.getStatus(), error.message);
     }
     if (!callerFromAuthInfo(authInfo) && this.callsAuthTool(request.body, agentFromAuthInfo(authInfo))) {
-      return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user');
+      return this.refuse(response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED);
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
@@ -178,7 +182,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   /** A 401 names where OAuth-capable clients can learn how to log in (RFC 9728). */
   private refuse(response: ServerResponse, status: number, message: string): void {
     const metadata = this.options.resourceMetadataUrl;
-    const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': metadata ? `Bearer resource_metadata="${metadata}"` : 'Bearer' } : undefined;
+    const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': bearerChallenge(metadata) } : undefined;
     writeJsonRpcError(response, status, SERVER_ERROR, message, challenge);
   }
 

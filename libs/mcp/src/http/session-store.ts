@@ -1,7 +1,8 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
+import type { PurposeSigner } from '@app/common';
 
 interface Session {
   transport: NodeStreamableHTTPServerTransport;
@@ -12,7 +13,8 @@ interface Session {
 export interface SessionStoreOptions {
   idleMs: number;
   maxSessions: number;
-  secret: string;
+  /** Signs session ids (`Signer.forPurpose('mcp-session')`). */
+  signer: PurposeSigner;
 }
 
 /** How long a terminated id keeps answering 404 instead of being served statelessly. */
@@ -56,9 +58,7 @@ export class SessionStore {
   isIssuedByUs(id: string): boolean {
     const [nonce, signature] = id.split('.');
     if (!nonce || !signature || this.terminated.has(id)) return false;
-    const expected = Buffer.from(this.sign(nonce));
-    const given = Buffer.from(signature);
-    return expected.length === given.length && timingSafeEqual(expected, given);
+    return this.options.signer.checkMac(nonce, signature);
   }
 
   /** A transport for an `initialize` request; it joins the store once the SDK assigns its id. */
@@ -115,10 +115,6 @@ export class SessionStore {
 
   private newId(): string {
     const nonce = randomBytes(18).toString('base64url');
-    return `${nonce}.${this.sign(nonce)}`;
-  }
-
-  private sign(nonce: string): string {
-    return createHmac('sha256', this.options.secret).update(nonce).digest('base64url').slice(0, 22);
+    return `${nonce}.${this.options.signer.mac(nonce)}`;
   }
 }

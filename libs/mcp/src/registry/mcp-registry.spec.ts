@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import {
+  ForbiddenException,
   Injectable,
   Logger,
   UseGuards,
@@ -18,7 +19,8 @@ import { McpToolContext } from '../context/mcp-tool-context.js';
 import { McpTool } from '../decorators/mcp-tool.decorator.js';
 import { Arg, CurrentUser, ToolContext } from '../decorators/tool-parameter.decorators.js';
 import { McpModule } from '../mcp.module.js';
-import { AUTHENTICATION_REQUIRED, McpRegistry } from './mcp-registry.js';
+import { AUTHENTICATION_REQUIRED, UnavailableError } from '@app/common';
+import { McpRegistry } from './mcp-registry.js';
 import { MCP_CONTEXT_TYPE } from './tool-invoker.js';
 import { fail, ok } from './tool-result.js';
 
@@ -91,9 +93,14 @@ class GlucoseService {
     throw new Error('sensor offline');
   }
 
-  @McpTool({ description: 'Rejects' })
+  @McpTool({ description: 'Rejects with a domain error' })
   async rejectLater(): Promise<never> {
-    throw new Error('upstream timed out');
+    throw new UnavailableError('upstream timed out');
+  }
+
+  @McpTool({ description: 'Rejects with an HTTP exception' })
+  async refuseLater(): Promise<never> {
+    throw new ForbiddenException('not your reading');
   }
 
   @McpTool({ description: 'Reports a failure' })
@@ -264,17 +271,27 @@ describe('McpRegistry', () => {
     it.each<[string, CallToolResult]>([
       ['no_readings', { content: [{ type: 'text', text: 'No readings in range' }], isError: true }],
       ['greet', { content: [{ type: 'text', text: 'hello' }] }],
-      ['explode', { content: [{ type: 'text', text: 'sensor offline' }], isError: true }],
       ['reject_later', { content: [{ type: 'text', text: 'upstream timed out' }], isError: true }],
+      ['refuse_later', { content: [{ type: 'text', text: 'not your reading' }], isError: true }],
     ])('%s', async (name, expected) => {
       expect(await registry.callTool(name, {}, sdkContext())).toEqual(expected);
     });
 
-    it('logs a tool that threw', async () => {
-      const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
-      warn.mockClear();
-      await registry.callTool('explode', {}, sdkContext());
-      expect(warn).toHaveBeenCalledWith('Tool explode failed: sensor offline');
+    it('hides an unexpected error behind the request id and logs its stack with that id', async () => {
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      error.mockClear();
+      const result = await registry.callTool('explode', {}, { ...sdkContext(alice), http: { authInfo: toAuthInfo(alice, undefined, 'req-42') } } as ServerContext);
+      expect(result).toEqual({ content: [{ type: 'text', text: 'Internal error (request id req-42)' }], isError: true });
+      expect(error).toHaveBeenCalledWith(expect.stringMatching(/^Tool explode failed \(request id req-42\): Error: sensor offline\n\s+at /));
+    });
+
+    it('makes up a request id for an anonymous call, and logs the same one', async () => {
+      const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+      error.mockClear();
+      const result = (await registry.callTool('explode', {}, sdkContext())) as CallToolResult;
+      const id = /^Internal error \(request id ([0-9a-f-]{36})\)$/.exec(text(result))?.[1];
+      expect(id).toBeDefined();
+      expect(String(error.mock.calls[0]![0])).toContain(`request id ${id}`);
     });
   });
 

@@ -9,7 +9,9 @@ import {
   type ServerContext,
   type Tool,
 } from '@modelcontextprotocol/server';
-import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, type McpCallObserver, type UserInfo } from '../caller.js';
+import { randomUUID } from 'node:crypto';
+import { AUTHENTICATION_REQUIRED } from '@app/common';
+import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
@@ -23,6 +25,7 @@ import { McpCatalog } from './mcp-catalog.js';
 import { formatCatalog, type CatalogFormat, type ToolCatalog } from './tool-catalog.js';
 import { compileOrSkip, toToolDefinition } from './tool-definition.js';
 import { createToolInvoker, type ToolInvoker } from './tool-invoker.js';
+import { toolErrorResult } from './tool-error-policy.js';
 import { errorResult, toCallToolResult } from './tool-result.js';
 
 export interface RegisteredTool {
@@ -39,8 +42,6 @@ export interface InProcessCallOptions {
   /** Cancels the call, as a client's cancellation would. */
   signal?: AbortSignal;
 }
-
-export const AUTHENTICATION_REQUIRED = 'Authentication required: this tool acts for a user; send a bearer token or MCP secret';
 
 /**
  * Holds every tool, resource and prompt, with compiled validators and the ready-made `tools/list`
@@ -132,9 +133,7 @@ export class McpRegistry implements OnModuleInit {
     try {
       return toCallToolResult(await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sdk)));
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      this.logger.warn(`Tool ${name} failed: ${message}`);
-      return errorResult(message);
+      return toolErrorResult(error, name, requestIdFromAuthInfo(sdk.http?.authInfo) ?? randomUUID(), this.logger);
     }
   }
 
@@ -143,8 +142,10 @@ export class McpRegistry implements OnModuleInit {
       switch (parameter.kind) {
         case 'arg':
           return args[parameter.name!];
-        case 'caller':
-          return { ...caller, sessionId: sdk.sessionId ?? caller?.sessionId };
+        case 'caller': {
+          const sessionId = sdk.sessionId ?? caller?.sessionId;
+          return { ...caller, sessionId, conversationId: caller?.conversationId ?? sessionId };
+        }
         case 'context':
           return new McpToolContext(sdk);
       }

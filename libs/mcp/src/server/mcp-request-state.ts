@@ -1,26 +1,24 @@
-import { createHmac } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { createRequestStateCodec, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 import { callerFromAuthInfo } from '../caller.js';
 import type { McpToolContext } from '../context/mcp-tool-context.js';
-import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
+import { Signer } from '@app/common';
+import { MCP_SIGNER } from '../mcp.options.js';
 
 /**
  * Seals and checks the `requestState` of multi-round-trip calls (2026-07-28). The state travels
  * through the client and comes back as untrusted input, so it is HMAC-signed and bound to the
  * method and the caller: state minted for one user is refused when another echoes it. The key is
- * derived from the session secret, so every instance behind one load balancer accepts the state
- * another instance minted, as it does for session ids.
+ * the signer's `mcp-request-state` key, so every instance sharing the signing secret accepts the
+ * state another instance minted, as it does for session ids.
  */
 @Injectable()
 export class McpRequestState {
   private readonly codec: RequestStateCodec;
 
-  constructor(@Inject(MCP_MODULE_OPTIONS) options: McpModuleOptions) {
-    // A derived key keeps request-state MACs apart from session-id signatures made with the same secret.
-    const key = createHmac('sha256', options.sessionSecret).update('mirobody:mcp:request-state').digest();
+  constructor(@Inject(MCP_SIGNER) signer: Signer) {
     this.codec = createRequestStateCodec({
-      key,
+      key: signer.keyFor('mcp-request-state'),
       bind: (ctx) => `${ctx.mcpReq.method}\0${callerFromAuthInfo(ctx.http?.authInfo)?.userId ?? ''}`,
     });
   }

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { compileErrors, validate } from '@readme/openapi-parser';
+import { Controller, Get, Module } from '@nestjs/common';
+import { bearer, signHs256, TEST_JWT_SECRET } from './support/auth.js';
+import { startApp, type RunningApp } from './support/test-app.js';
+
+const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '4', RATE_LIMIT_ANONYMOUS_REQUESTS: '100' };
+
+/** Every /api and /admin route of the app, as `METHOD /path` with OpenAPI's `{param}`. */
+const ROUTES = [
+  'post /api/mcp-secrets',
+  'get /api/mcp-secrets',
+  'delete /api/mcp-secrets/{id}',
+  'get /api/me/export',
+  'delete /api/me',
+  'get /admin/users',
+  'get /admin/users/{id}',
+  'post /admin/users/{id}/disable',
+  'post /admin/users/{id}/enable',
+  'delete /admin/users/{id}',
+  'get /admin/audit',
+];
+
+let running: RunningApp;
+
+beforeAll(async () => {
+  running = await startApp(ENV);
+}, 120_000);
+
+afterAll(() => running?.close());
+
+describe('the OpenAPI document', () => {
+  it('validates as OpenAPI 3 and names every /api and /admin route with its security', async () => {
+    const response = await fetch(new URL('/openapi.json', running.url));
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>>; components: { securitySchemes: Record<string, unknown> } };
+    const result = await validate(structuredClone(document) as never);
+    expect(result.valid ? '' : compileErrors(result)).toBe('');
+    expect(document.openapi).toMatch(/^3\./);
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`));
+    expect(documented.filter((route) => / \/(api|admin)\//.test(route)).sort()).toEqual([...ROUTES].sort());
+    for (const route of ROUTES) {
+      const [method, path] = route.split(' ') as [string, string];
+      expect(document.paths[path]![method]!.security).toEqual(expect.arrayContaining([{ jwt: [] }]));
+    }
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['jwt', 'mcp-secret']);
+  });
+
+  it('is browsable at /docs', async () => {
+    const page = await fetch(new URL('/docs', running.url));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await page.text()).toContain('/openapi.json');
+    const bundle = await fetch(new URL('/docs/swagger-ui-bundle.js', running.url));
+    expect(bundle.status).toBe(200);
+  });
+});
+
+describe('request bodies', () => {
+  it('answer 400 naming each bad field', async () => {
+    const token = await signHs256(TEST_JWT_SECRET, { sub: 'validator' });
+    const response = await fetch(new URL('/api/mcp-secrets', running.url), {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify({ label: '', agent: 7, expiresAt: 'tomorrow', owner: 'someone-else' }),
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { statusCode: number; error: string; message: string; fields: Record<string, string> };
+    expect(body).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(Object.keys(body.fields).sort()).toEqual(['agent', 'expiresAt', 'label', 'owner']);
+    expect(body.fields.owner).toMatch(/should not exist/);
+    expect(body.message).toContain('label');
+  });
+
+  it('answer 400 for a body that is not a JSON object', async () => {
+    const token = await signHs256(TEST_JWT_SECRET, { sub: 'validator' });
+    for (const body of ['[]', '"text"', 'null']) {
+      const response = await fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body });
+      expect(response.status).toBe(400);
+    }
+  });
+});
+
+describe('rate limits', () => {
+  it('apply to /admin routes as to /api ones', async () => {
+    const token = await signHs256(TEST_JWT_SECRET, { sub: 'busy-admin', roles: ['admin'] });
+    const statuses: number[] = [];
+    for (let index = 0; index < 5; index++) statuses.push((await fetch(new URL('/admin/audit', running.url), { headers: bearer(token) })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+  });
+});
+
+@Controller('api/open')
+class OpenController {
+  @Get()
+  everyone() {
+    return 'anyone may';
+  }
+}
+
+@Module({ controllers: [OpenController] })
+class OpenModule {}
+
+describe('a route under /api that does not say who may call it', () => {
+  it('stops start-up, named', async () => {
+    await expect(startApp(ENV, { imports: [OpenModule] })).rejects.toThrow('missing on OpenController.everyone (/api/open)');
+  }, 120_000);
+});

@@ -1,0 +1,28 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { decodeCursor, DEFAULT_PAGE_SIZE, InvalidInputError, toPage, type Page, type UserInfo } from '@app/common';
+import { AdminAuditEntity } from '../entities/admin-audit.entity.js';
+
+export type AuditEntry = AdminAuditEntity;
+
+/** The audit trail of admin actions, written before the action's answer goes out. */
+@Injectable()
+export class AdminAudit {
+  constructor(@InjectRepository(AdminAuditEntity) private readonly entries: Repository<AdminAuditEntity>) {}
+
+  async record(actor: UserInfo, action: string, targetUserId: string | null, detail?: Record<string, unknown>): Promise<void> {
+    await this.entries.save(this.entries.create({ actorId: actor.userId, actorEmail: actor.email ?? null, action, targetUserId, detail: detail ?? null }));
+  }
+
+  /** Newest first (ids grow with time). */
+  async list(limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AuditEntry>> {
+    const query = this.entries.createQueryBuilder('entry').orderBy('entry.id', 'DESC').limit(limit + 1);
+    if (cursor) {
+      const [id] = decodeCursor(cursor);
+      if (typeof id !== 'string' || !/^\d{1,19}$/.test(id)) throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      query.where('entry.id < :id', { id });
+    }
+    return toPage(await query.getMany(), limit, (entry) => [entry.id]);
+  }
+}

@@ -1,0 +1,51 @@
+import { ConfigError, defineConfigSection, int, isLoopback, list, optionalStr, parseUrl, str } from '@app/common';
+import type { AuthModuleOptions } from './auth.options.js';
+
+const httpUrl = (raw: string | undefined, key: string): string | undefined => {
+  if (!raw) return undefined;
+  const url = parseUrl(raw);
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new ConfigError(key, `expected an http(s) URL, got "${raw}"`);
+  return raw;
+};
+
+/** Token checking, admins and rate limits; `NODE_ENV=production` demands a configured token key. */
+export const authConfig = defineConfigSection({
+  keys: {
+    JWT_SECRET: optionalStr({ pattern: /^.{32,}$/s, expected: 'at least 32 characters', secret: true }),
+    JWKS_URL: optionalStr(),
+    JWT_ISSUER: optionalStr(),
+    JWT_AUDIENCE: list(),
+    JWT_ROLES_CLAIM: str('roles', { pattern: /^\S+$/, expected: 'a claim name' }),
+    ADMIN_EMAILS: list([], { item: /^[^@\s]+@[^@\s]+$/, expected: 'e-mail addresses' }),
+    OAUTH_ISSUER: optionalStr(),
+    // Never echoed: the URL may carry a password.
+    REDIS_URL: optionalStr({ pattern: /^rediss?:\/\//, expected: 'redis://[:password@]host:port[/db] or rediss://...', secret: true }),
+    RATE_LIMIT_REQUESTS: int(600, { min: 0, max: 1_000_000 }),
+    RATE_LIMIT_ANONYMOUS_REQUESTS: int(300, { min: 0, max: 1_000_000 }),
+    RATE_LIMIT_WINDOW_SECONDS: int(60, { min: 1, max: 24 * 3600 }),
+  },
+  validate: (values, env) => {
+    const jwksUrl = httpUrl(values.JWKS_URL, 'JWKS_URL');
+    // Keys travel over this: plain http only to the machine itself (tests, a local identity provider).
+    if (jwksUrl && new URL(jwksUrl).protocol === 'http:' && !isLoopback(new URL(jwksUrl).hostname.replace(/^\[|\]$/g, ''))) {
+      throw new ConfigError('JWKS_URL', `expected an https URL (http only for a loopback address), got "${jwksUrl}"`);
+    }
+    if (values.JWT_SECRET && jwksUrl) throw new ConfigError('JWKS_URL', 'set either JWT_SECRET (HS256) or JWKS_URL (RS256/ES256), not both');
+    if (env.NODE_ENV === 'production' && !values.JWT_SECRET && !jwksUrl) throw new ConfigError('JWT_SECRET', 'required when NODE_ENV=production (or set JWKS_URL)');
+    httpUrl(values.OAUTH_ISSUER, 'OAUTH_ISSUER');
+  },
+  // The auth lib still reads these under their env names; the app adds PUBLIC_BASE_URL and DATA_DIR.
+  toOptions: (values): Omit<AuthModuleOptions, 'PUBLIC_BASE_URL' | 'DATA_DIR'> => ({
+    JWT_SECRET: values.JWT_SECRET,
+    JWKS_URL: values.JWKS_URL,
+    JWT_ISSUER: values.JWT_ISSUER,
+    JWT_AUDIENCE: values.JWT_AUDIENCE.length ? values.JWT_AUDIENCE : undefined,
+    JWT_ROLES_CLAIM: values.JWT_ROLES_CLAIM,
+    ADMIN_EMAILS: values.ADMIN_EMAILS.map((email) => email.toLowerCase()),
+    OAUTH_ISSUER: values.OAUTH_ISSUER ?? values.JWT_ISSUER,
+    REDIS_URL: values.REDIS_URL,
+    RATE_LIMIT_REQUESTS: values.RATE_LIMIT_REQUESTS,
+    RATE_LIMIT_ANONYMOUS_REQUESTS: values.RATE_LIMIT_ANONYMOUS_REQUESTS,
+    RATE_LIMIT_WINDOW_SECONDS: values.RATE_LIMIT_WINDOW_SECONDS,
+  }),
+});

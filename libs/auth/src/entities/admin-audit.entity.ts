@@ -1,0 +1,28 @@
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+
+/** One admin action: who, what, on whom, when. Never updated nor deleted by the server. */
+@Entity('admin_audit')
+@Index('admin_audit_target_user_id_idx', ['targetUserId'])
+export class AdminAuditEntity {
+  @PrimaryGeneratedColumn('increment', { type: 'bigint' })
+  id: string;
+
+  @Column('uuid', { name: 'actor_id' })
+  actorId: string;
+
+  @Column('text', { name: 'actor_email', nullable: true })
+  actorEmail: string | null;
+
+  /** e.g. `user.disable`, `user.erase`. */
+  @Column('text')
+  action: string;
+
+  @Column('uuid', { name: 'target_user_id', nullable: true })
+  targetUserId: string | null;
+
+  @Column('jsonb', { nullable: true })
+  detail: Record<string, unknown> | null;
+
+  @Column('timestamptz', { default: () => 'now()' })
+  at: Date;
+}
