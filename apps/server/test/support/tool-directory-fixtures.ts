@@ -26,7 +26,7 @@ import { Arg, ConfigService, decorateToolClass, McpTool, ok } from 'mirobody';
 import { shout } from './_helper.js';
 export class LoudEchoService {
   constructor(config) { this.config = config; }
-  echo(text) { return ok({ echo: shout(text), maxSessions: this.config.get('MCP_MAX_SESSIONS') }); }
+  echo(text) { return ok({ echo: shout(text), maxSessions: this.config.get('mcp.maxSessions') }); }
 }
 decorateToolClass(LoudEchoService, {
   inject: [ConfigService],
