@@ -19,6 +19,7 @@ const ROUTES = [
   'post /admin/users/{id}/enable',
   'delete /admin/users/{id}',
   'get /admin/audit',
+  'get /admin/tools',
 ];
 
 let running: RunningApp;
