@@ -34,8 +34,8 @@ export class AppModule {
           ...config.mcp,
           resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL),
         }),
-        AuthModule.register(config),
-        ToolsModule.register(config),
+        AuthModule.forRoot(config),
+        ToolsModule.forRoot(config),
         ...(extensions.imports ?? []),
         // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register(config.toolDirectories)] : []),
