@@ -27,6 +27,6 @@ async function providerClasses(root: ModuleRef, seen = new Set<unknown>()): Prom
  */
 export async function catalogFromConfig(config: AppConfig, format: CatalogFormat, agent: string | undefined, log: ExploreLog): Promise<ToolCatalog> {
   const fromDirectories = await importToolFiles(findToolFiles(config.toolDirectories.directories), log);
-  const packaged = await providerClasses(ToolsModule.register(config));
+  const packaged = await providerClasses(ToolsModule.forRoot(config));
   return offlineCatalog({ classes: [...fromDirectories, ...packaged], config: new ConfigService(config), agentTools: config.mcp.agentTools, log }, format, agent);
 }
