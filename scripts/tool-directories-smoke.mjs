@@ -22,7 +22,7 @@ const files = {
 import { greet } from './_shared.js';
 export class HelloService {
   constructor(config) { this.config = config; }
-  hello(name) { return ok({ text: greet(name), maxSessions: this.config.get('MCP_MAX_SESSIONS') }); }
+  hello(name) { return ok({ text: greet(name), maxSessions: this.config.get('mcp.maxSessions') }); }
 }
 decorateToolClass(HelloService, { inject: [ConfigService], methods: { hello: { decorators: [McpTool({ description: 'Greets' })], params: [Arg('name', { type: 'string' })] } } });
 `,

@@ -75,7 +75,7 @@ async function tools(args: string[], environment: Record<string, string | undefi
 async function main(): Promise<void> {
   try {
     const config = process.argv[2] === 'tools' ? loadAppConfig(process.env, { configDir: process.cwd() }) : undefined;
-    if (config) registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.MCP_TOOL_DIRS);
+    if (config) registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.toolDirectories.directories);
     process.stdout.write(`${await runCli(process.argv.slice(2), process.env, process.cwd())}\n`);
   } catch (error) {
     if (error instanceof CliError) {

@@ -92,16 +92,16 @@ describe('loadAppConfig', () => {
 describe('tool directories and agent tool lists', () => {
   it('read MCP_TOOL_DIRS as an ordered list of absolute paths, from a file or the environment', () => {
     write('config.yaml', `MCP_TOOL_DIRS:\n  - examples/tools\n  - ${dir}\n`);
-    expect(loadAppConfig({}, { configDir: dir }).MCP_TOOL_DIRS).toEqual([resolve('examples/tools'), dir]);
-    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).MCP_TOOL_DIRS).toEqual([dir, resolve('examples/tools')]);
-    expect(loadAppConfig({}).MCP_TOOL_DIRS).toEqual([]);
+    expect(loadAppConfig({}, { configDir: dir }).toolDirectories.directories).toEqual([resolve('examples/tools'), dir]);
+    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).toolDirectories.directories).toEqual([dir, resolve('examples/tools')]);
+    expect(loadAppConfig({}).toolDirectories.directories).toEqual([]);
     expect(() => loadAppConfig({ MCP_TOOL_DIRS: `${dir},${dir}/missing` })).toThrow(`Invalid configuration MCP_TOOL_DIRS: ${dir}/missing is not a directory`);
   });
 
   it('read ALLOWED_TOOLS_{NAME} and DISALLOWED_TOOLS_{NAME} from files and the environment, an empty one included', () => {
     write('config.yaml', 'ALLOWED_TOOLS_CURSOR: [echo, whoami]\nDISALLOWED_TOOLS_CURSOR: whoami\nALLOWED_TOOLS_MUTE: []\nALLOWED_TOOLS_LATER: [echo]\n');
     const config = loadAppConfig({ ALLOWED_TOOLS_LATER: '', DISALLOWED_TOOLS_REPORTER: 'echo' }, { configDir: dir });
-    expect(config.AGENT_TOOLS).toEqual({
+    expect(config.mcp.agentTools).toEqual({
       allowed: { CURSOR: ['echo', 'whoami'], MUTE: [], LATER: [] },
       disallowed: { CURSOR: ['whoami'], REPORTER: ['echo'] },
     });

@@ -1,10 +1,10 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { authConfig, type AuthModuleOptions } from '@app/auth';
-import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, list, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
+import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
 import { filesConfig } from '@app/files';
-import { agentToolListsFrom, isAgentListKey, mcpConfig, type AgentToolLists, type McpModuleSettings } from '@app/mcp';
+import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
 
 export { ConfigError, isLoopback };
@@ -35,10 +35,8 @@ export interface AppConfig extends AuthModuleOptions {
   common: CommonModuleOptions;
   /** `McpModule.forRoot` options, but for the server's identity. */
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
-  /** Directories of deployed tool files, in order: the first that defines a tool name wins over later ones and the packaged tools. */
-  MCP_TOOL_DIRS: string[];
-  /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`, by agent. */
-  AGENT_TOOLS: AgentToolLists;
+  /** `ToolDirectoriesModule.register` options (`MCP_TOOL_DIRS`). */
+  toolDirectories: ToolDirectoriesOptions;
   /** Long-term memory: the MEMORY_* and EMBEDDING_* keys. */
   memory: MemoryOptions;
   /** Files: the FILES_* and S3_* keys. */
@@ -89,20 +87,6 @@ const serverConfig = defineConfigSection({
     SHUTDOWN_GRACE_SECONDS: values.SHUTDOWN_GRACE_SECONDS,
     MCP_CONFORMANCE_FIXTURES: values.MCP_CONFORMANCE_FIXTURES,
   }),
-});
-
-/** A listed directory that is not there is almost always a typo: its tools would vanish without a word. */
-function toolDirectories(listed: string[]): string[] {
-  const directories = listed.map((directory) => resolve(directory));
-  const missing = directories.find((directory) => !existsSync(directory) || !statSync(directory).isDirectory());
-  if (missing) throw new ConfigError('MCP_TOOL_DIRS', `${missing} is not a directory`);
-  return directories;
-}
-
-/** Deployed tool directories and the per-agent tool lists (`ALLOWED_TOOLS_{NAME}` keys are read by prefix). */
-const toolDirectoriesConfig = defineConfigSection({
-  keys: { MCP_TOOL_DIRS: list() },
-  toOptions: (values, env) => ({ MCP_TOOL_DIRS: toolDirectories(values.MCP_TOOL_DIRS), AGENT_TOOLS: agentToolListsFrom(env) }),
 });
 
 const SECTIONS = [serverConfig, commonConfig, mcpConfig, authConfig, toolDirectoriesConfig, memoryConfig, filesConfig];
@@ -176,7 +160,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     common: commonConfig.load(env),
     mcp: mcpConfig.load(env),
     ...authConfig.load(env),
-    ...toolDirectoriesConfig.load(env),
+    toolDirectories: toolDirectoriesConfig.load(env),
     memory: memoryConfig.load(env),
     files: filesConfig.load(env),
   };

@@ -14,7 +14,7 @@ function configuration(): AppConfig {
 }
 
 const config = configuration();
-registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.MCP_TOOL_DIRS);
+registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.toolDirectories.directories);
 const app = await createApp(config);
 // SIGTERM: stop accepting, let requests finish, close sessions and the database, then exit 0.
 app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });

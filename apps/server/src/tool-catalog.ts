@@ -26,7 +26,7 @@ async function providerClasses(root: ModuleRef, seen = new Set<unknown>()): Prom
  * classes and those of `MCP_TOOL_DIRS`, described without a database or a running server.
  */
 export async function catalogFromConfig(config: AppConfig, format: CatalogFormat, agent: string | undefined, log: ExploreLog): Promise<ToolCatalog> {
-  const fromDirectories = await importToolFiles(findToolFiles(config.MCP_TOOL_DIRS), log);
+  const fromDirectories = await importToolFiles(findToolFiles(config.toolDirectories.directories), log);
   const packaged = await providerClasses(ToolsModule.forRoot(config));
-  return offlineCatalog({ classes: [...fromDirectories, ...packaged], config: new ConfigService(config), agentTools: config.AGENT_TOOLS, log }, format, agent);
+  return offlineCatalog({ classes: [...fromDirectories, ...packaged], config: new ConfigService(config), agentTools: config.mcp.agentTools, log }, format, agent);
 }

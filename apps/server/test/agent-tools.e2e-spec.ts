@@ -98,9 +98,14 @@ describe('per-agent tool lists', () => {
       expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['weekly_summary']);
       await expect(client.readResource({ uri: 'mirobody://reports/latest' })).rejects.toThrow(/Resource not found/);
     });
+    const complete = { ref: { type: 'ref/prompt' as const, name: 'weekly_summary' }, argument: { name: 'week', value: '2026-W49' } };
+    await withClient(withAgent(running.url, 'cursor'), '2025-11-25', {}, async (client) => {
+      expect((await client.complete(complete)).completion.values).toEqual(['2026-W49']);
+    });
     await withClient(withAgent(running.url, 'mute'), '2025-11-25', {}, async (client) => {
       expect((await client.listPrompts()).prompts).toEqual([]);
       await expect(client.getPrompt({ name: 'weekly_summary' })).rejects.toThrow(/Unknown prompt/);
+      expect((await client.complete(complete)).completion.values).toEqual([]);
     });
   });
 

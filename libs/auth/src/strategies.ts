@@ -84,7 +84,8 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
 
   async validate(request: FastifyRequest): Promise<UserInfo> {
     const { user, agent } = await this.secrets.holder(credentialOf(request, 'secret'));
-    return this.users.callerFromUser(user, agent);
+    const caller = this.users.callerFromUser(user);
+    return agent ? { ...caller, agent } : caller;
   }
 
   onModuleDestroy(): void {

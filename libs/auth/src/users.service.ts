@@ -31,9 +31,9 @@ export class UsersService {
     return caller(userId, identity.email, identity.name, admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles, identity.agent);
   }
 
-  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`; the agent is the one it was created for. */
-  callerFromUser(user: UserEntity, agent?: string | null): UserInfo {
-    return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : [], agent ?? undefined);
+  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`. */
+  callerFromUser(user: UserEntity): UserInfo {
+    return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : []);
   }
 
   /** Drops what is remembered of an erased user, so their next token makes a new user. */

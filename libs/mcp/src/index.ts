@@ -25,4 +25,5 @@ export { registerToolModuleHooks } from './tool-directories/register-tool-module
 export { ToolDirectoriesModule, type ToolDirectoriesOptions } from './tool-directories/tool-directories.module.js';
 export { describeOrigin, originOf, type ToolOrigin } from './tool-directories/tool-origin.js';
 export { AGENT_NAME_PATTERN, AGENT_NAME_RULE, agentKey, agentToolListsFrom, isAgentListKey, ToolVisibility, type AgentToolLists } from './visibility/tool-visibility.js';
+export { toolDirectoriesConfig } from './tool-directories/tool-directories.config.js';
 export { mcpConfig } from './mcp.config.js';

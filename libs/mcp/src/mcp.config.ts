@@ -1,7 +1,12 @@
 import { bool, defineConfigSection, int, isLoopback, list } from '@app/common';
 import type { McpModuleSettings } from './mcp.module.js';
+import { agentToolListsFrom } from './visibility/tool-visibility.js';
 
-/** The `/mcp` endpoint's keys; `HOST` (the app's) decides the default of `MCP_ALLOWED_HOSTS`. */
+/**
+ * The `/mcp` endpoint's keys; `HOST` (the app's) decides the default of `MCP_ALLOWED_HOSTS`. The
+ * agents' tool lists (`ALLOWED_TOOLS_{NAME}`, `DISALLOWED_TOOLS_{NAME}`) have a key per agent, so
+ * they are read from all the values rather than declared here.
+ */
 export const mcpConfig = defineConfigSection({
   keys: {
     MCP_SESSION_IDLE_SECONDS: int(1800, { min: 1, max: 7 * 24 * 3600 }),
@@ -19,6 +24,7 @@ export const mcpConfig = defineConfigSection({
       maxSessions: values.MCP_MAX_SESSIONS,
       fastLane: values.MCP_FAST_LANE,
       ...(allowedHostnames ? { allowedHostnames } : {}),
+      agentTools: agentToolListsFrom(env),
     };
   },
 });

@@ -26,7 +26,7 @@ import { Arg, ConfigService, decorateToolClass, McpTool, ok } from 'mirobody';
 import { shout } from './_helper.js';
 export class LoudEchoService {
   constructor(config) { this.config = config; }
-  echo(text) { return ok({ echo: shout(text), maxSessions: this.config.get('MCP_MAX_SESSIONS') }); }
+  echo(text) { return ok({ echo: shout(text), maxSessions: this.config.get('mcp.maxSessions') }); }
 }
 decorateToolClass(LoudEchoService, {
   inject: [ConfigService],
@@ -48,12 +48,16 @@ export class AccountService {
 }
 `,
   'reports.ts': `
-import { Injectable, McpPrompt, McpResource } from 'mirobody';
+import { Injectable, McpCompletion, McpPrompt, McpResource } from 'mirobody';
 @Injectable()
 export class ReportsService {
-  @McpPrompt({ name: 'weekly_summary', description: 'Summarise the week' })
+  @McpPrompt({ name: 'weekly_summary', description: 'Summarise the week', arguments: [{ name: 'week', description: 'ISO week, e.g. 2026-W49' }] })
   weeklySummary() {
     return { messages: [{ role: 'user', content: { type: 'text', text: 'Summarise my week.' } }] };
+  }
+  @McpCompletion({ ref: { type: 'ref/prompt', name: 'weekly_summary' }, argument: 'week' })
+  weeks(value: string) {
+    return ['2026-W48', '2026-W49'].filter((week) => week.startsWith(value));
   }
   @McpResource({ uri: 'mirobody://reports/latest', name: 'latest_report', mimeType: 'text/plain' })
   latest() {

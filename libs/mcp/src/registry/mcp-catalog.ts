@@ -114,12 +114,20 @@ export class McpCatalog {
     return (await call(prompt, args ?? {}, new McpToolContext(sdk))) as GetPromptResult;
   }
 
-  async complete(params: CompleteRequestParams): Promise<CompleteResult> {
+  /** Completes an argument of a prompt or resource template the caller's agent may see; nothing for one it may not. */
+  async complete(params: CompleteRequestParams, sdk?: ServerContext): Promise<CompleteResult> {
     const ref = params.ref.type === 'ref/prompt' ? { type: 'ref/prompt' as const, name: params.ref.name } : { type: 'ref/resource' as const, uri: params.ref.uri };
-    const completion = this.completions.get(`${completionRefKey(ref)}#${params.argument.name}`);
+    const completion = this.visibility.allows(this.nameOf(ref), agentFromAuthInfo(sdk?.http?.authInfo)) ? this.completions.get(`${completionRefKey(ref)}#${params.argument.name}`) : undefined;
     if (!completion) return { completion: { values: [], total: 0, hasMore: false } };
     const values = (await call(completion, params.argument.value, params.context?.arguments ?? {})) as string[];
     return { completion: { values: values.slice(0, MAX_COMPLETION_VALUES), total: values.length, hasMore: values.length > MAX_COMPLETION_VALUES } };
+  }
+
+  /** The name agent lists use for what a completion refers to: the prompt's, or the resource's or template's. */
+  private nameOf(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): string {
+    if (ref.type === 'ref/prompt') return ref.name;
+    const template = this.templates.find(({ descriptor }) => descriptor.options.uriTemplate === ref.uri);
+    return template?.descriptor.options.name ?? this.resources.get(ref.uri)?.options.name ?? ref.uri;
   }
 }
 

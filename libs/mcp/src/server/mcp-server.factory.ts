@@ -48,7 +48,7 @@ export class McpServerFactory {
       server.setRequestHandler('prompts/list', async (_request, ctx) => catalog.promptListFor(agentOf(ctx)));
       server.setRequestHandler('prompts/get', async (request, ctx) => catalog.getPrompt(request.params.name, request.params.arguments, ctx));
     }
-    if (catalog.hasCompletions) server.setRequestHandler('completion/complete', async (request) => catalog.complete(request.params));
+    if (catalog.hasCompletions) server.setRequestHandler('completion/complete', async (request, ctx) => catalog.complete(request.params, ctx));
     return server;
   }
 
