@@ -30,6 +30,8 @@ export class AppModule {
           serverInfo: { name: 'mirobody', version: config.version },
           sessionIdleMs: config.MCP_SESSION_IDLE_SECONDS * 1000,
           maxSessions: config.MCP_MAX_SESSIONS,
+          maxSessionsPerCaller: config.MCP_MAX_SESSIONS_PER_CALLER,
+          sessionMaxAgeMs: config.MCP_SESSION_MAX_AGE_SECONDS * 1000,
           resourceMetadataUrl: `${config.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource`,
           ...(config.MCP_SESSION_SECRET ? { sessionSecret: config.MCP_SESSION_SECRET } : {}),
           ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),

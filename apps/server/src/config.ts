@@ -31,6 +31,10 @@ export interface AppConfig extends AuthModuleOptions {
   MCP_CONFORMANCE_FIXTURES: boolean;
   MCP_SESSION_IDLE_SECONDS: number;
   MCP_MAX_SESSIONS: number;
+  /** Most live sessions per user, or per client address without a credential. */
+  MCP_MAX_SESSIONS_PER_CALLER: number;
+  /** A session id's lifetime, signed into it. */
+  MCP_SESSION_MAX_AGE_SECONDS: number;
   MCP_SESSION_SECRET?: string;
   /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
   MCP_ALLOWED_HOSTS?: string[];
@@ -48,6 +52,8 @@ export const CONFIG_KEYS = [
   'MCP_CONFORMANCE_FIXTURES',
   'MCP_SESSION_IDLE_SECONDS',
   'MCP_MAX_SESSIONS',
+  'MCP_MAX_SESSIONS_PER_CALLER',
+  'MCP_SESSION_MAX_AGE_SECONDS',
   'MCP_SESSION_SECRET',
   'MCP_ALLOWED_HOSTS',
   'JWT_SECRET',
@@ -255,6 +261,8 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_CONFORMANCE_FIXTURES: boolean(env, 'MCP_CONFORMANCE_FIXTURES', false),
     MCP_SESSION_IDLE_SECONDS: integer(env, 'MCP_SESSION_IDLE_SECONDS', 1800, 1, 7 * 24 * 3600),
     MCP_MAX_SESSIONS: integer(env, 'MCP_MAX_SESSIONS', 10_000, 1, 1_000_000),
+    MCP_MAX_SESSIONS_PER_CALLER: integer(env, 'MCP_MAX_SESSIONS_PER_CALLER', 100, 1, 1_000_000),
+    MCP_SESSION_MAX_AGE_SECONDS: integer(env, 'MCP_SESSION_MAX_AGE_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     MCP_SESSION_SECRET: secret || undefined,
     MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
     ...authConfig(env, environment.NODE_ENV === 'production'),

@@ -23,6 +23,8 @@ export function resolveMcpOptions(settings: McpModuleSettings): McpModuleOptions
     allowedHostnames: localhostAllowedHostnames(),
     sessionIdleMs: 30 * 60 * 1000,
     maxSessions: 10_000,
+    maxSessionsPerCaller: 100,
+    sessionMaxAgeMs: 24 * 60 * 60 * 1000,
     sessionSecret: randomBytes(32).toString('hex'),
     ...settings,
   };
