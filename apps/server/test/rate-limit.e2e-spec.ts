@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
+import { rawRequest } from './support/raw-http.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -64,5 +65,35 @@ describe('in Redis, shared by instances', () => {
     expect([...(await statuses(first.url, 3, bearer(token))), ...(await statuses(second.url, 2, bearer(token)))]).toEqual([200, 200, 200, 200, 200]);
     expect(await statuses(first.url, 1, bearer(token))).toEqual([429]);
     expect(await statuses(second.url, 1, bearer(token))).toEqual([429]);
+  });
+});
+
+describe('however the target is spelled (finding 2)', () => {
+  let running: RunningApp;
+  const port = () => running.url.port;
+
+  beforeAll(async () => {
+    running = await startApp(ENV);
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('counts percent-encoded and absolute-form targets against the same anonymous budget', async () => {
+    const spelled = ['/mc%70', '/%6dcp', `http://127.0.0.1:${port()}/mcp`];
+    const seen = [];
+    for (const target of spelled) seen.push((await rawRequest(running.url, target, { headers: JSON_HEADERS, body: echo })).status);
+    expect(seen).toEqual([200, 200, 200]);
+    for (const target of ['/mcp', ...spelled]) expect((await rawRequest(running.url, target, { headers: JSON_HEADERS, body: echo })).status).toBe(429);
+  });
+
+  it('counts /%61pi/mcp-secrets against the credential’s budget', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'spelling');
+    const get = (target: string) => rawRequest(running.url, target, { method: 'GET', headers: bearer(token) }).then((answer) => answer.status);
+    const seen = [];
+    for (const target of ['/%61pi/mcp-secrets', '/api/mcp-secret%73', '/%61pi/mcp-secrets', `http://127.0.0.1:${port()}/api/mcp-secrets`, '/api/mcp-secrets']) seen.push(await get(target));
+    expect(seen).toEqual([200, 200, 200, 200, 200]);
+    expect(await get('/%61pi/mcp-secrets')).toBe(429);
   });
 });

@@ -3,7 +3,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { credentialKey, presentedCredential, type PresentedCredential } from '../credentials.js';
 import { RequestRateLimiter } from './request-rate-limiter.js';
 
-const LIMITED_PATHS = /^\/(mcp|api)(\/|\?|$)/;
+/** Route patterns whose handlers are limited: `/mcp`, `/mcp/:secret` and everything under `/api`. */
+const LIMITED_ROUTES = /^\/(mcp|api)(\/|$)/;
+
+/**
+ * Whether the handler this request was routed to is limited. Decided from the route Fastify
+ * matched, never from the raw target: `/mc%70`, `/%6dcp` and `POST http://host/mcp` reach the
+ * same handler as `/mcp`, and so count the same. (Route metadata may take over this decision.)
+ */
+export function routesToLimitedHandler(request: FastifyRequest): boolean {
+  const route = request.routeOptions?.url;
+  return route !== undefined && LIMITED_ROUTES.test(route);
+}
 
 /**
  * Installed for every route, acting on `/mcp` and `/api`: a budget per credential, or per client
@@ -17,7 +28,7 @@ export class RateLimitGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (context.getType() !== 'http') return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    if (!LIMITED_PATHS.test(request.url)) return true;
+    if (!routesToLimitedHandler(request)) return true;
     const credential = credentialIn(request);
     const verdict = await this.limiter.consume(credential ? credentialKey(credential) : request.ip, !credential);
     if (verdict.allowed) return true;
