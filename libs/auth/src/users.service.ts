@@ -31,26 +31,27 @@ export class UsersService {
     return caller(userId, identity.email, identity.name, admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles);
   }
 
-  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`. */
+  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`, with an address a token verified. */
   callerFromUser(user: UserEntity): UserInfo {
-    return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : []);
+    const admin = user.emailVerified && this.isAdminEmail(user.email);
+    return caller(user.id, user.email ?? undefined, user.name ?? undefined, admin ? [ADMIN_ROLE] : []);
   }
 
   private isAdminEmail(email: string | null | undefined): boolean {
     return !!email && this.adminEmails.has(email.toLowerCase());
   }
 
-  /** Upserts by (issuer, subject); email and name follow the latest token that carries them. */
-  private async idFor({ issuer, subject, email, name }: TokenIdentity): Promise<string> {
-    const key = JSON.stringify([issuer, subject, email ?? null, name ?? null]);
+  /** Upserts by (issuer, subject); email (with whether it was verified) and name follow the latest token that carries them. */
+  private async idFor({ issuer, subject, email, emailVerified, name }: TokenIdentity): Promise<string> {
+    const key = JSON.stringify([issuer, subject, email ?? null, email ? emailVerified : null, name ?? null]);
     const cached = this.known.get(key);
     if (cached) return cached;
-    const updated = [...(email ? ['email'] : []), ...(name ? ['name'] : []), 'updated_at'];
+    const updated = [...(email ? ['email', 'email_verified'] : []), ...(name ? ['name'] : []), 'updated_at'];
     const result = await this.users
       .createQueryBuilder()
       .insert()
       .into(UserEntity)
-      .values({ issuer, subject, ...(email ? { email } : {}), ...(name ? { name } : {}), updatedAt: () => 'now()' })
+      .values({ issuer, subject, ...(email ? { email, emailVerified } : {}), ...(name ? { name } : {}), updatedAt: () => 'now()' })
       // Two first requests of one user at once: the second updates the row the first inserted.
       .orUpdate(updated, ['issuer', 'subject'])
       .returning('id')

@@ -11,7 +11,7 @@ const sign = (claims: Record<string, unknown>, expiresIn: string | number = '5m'
 
 describe('JwtVerifier', () => {
   it('reads subject, email, name and roles; a token without iss counts as local', async () => {
-    const identity = await verifier().verify(await sign({ email: 's@example.com', name: 'Sam', roles: ['admin', 7] }));
+    const identity = await verifier().verify(await sign({ email: 's@example.com', email_verified: true, name: 'Sam', roles: ['admin', 7] }));
     expect(identity).toEqual({ issuer: LOCAL_ISSUER, subject: 'sam', email: 's@example.com', emailVerified: true, name: 'Sam', roles: ['admin'] });
   });
 
@@ -21,8 +21,12 @@ describe('JwtVerifier', () => {
     expect((await verifier('https://example.com/roles').verify(await sign({ 'https://example.com/roles': ['admin'] }))).roles).toEqual(['admin']);
   });
 
-  it('notes an e-mail address the issuer says is unverified', async () => {
-    expect((await verifier().verify(await sign({ email: 's@example.com', email_verified: false }))).emailVerified).toBe(false);
+  it('counts an e-mail address as verified only when the token says email_verified: true (finding 3)', async () => {
+    const verified = async (claims: Record<string, unknown>) => (await verifier().verify(await sign({ email: 's@example.com', ...claims }))).emailVerified;
+    expect(await verified({ email_verified: true })).toBe(true);
+    for (const unverified of [{ email_verified: false }, {}, { email_verified: 'false' }, { email_verified: 'true' }, { email_verified: 1 }]) {
+      expect(await verified(unverified)).toBe(false);
+    }
   });
 
   it('requires exp', async () => {

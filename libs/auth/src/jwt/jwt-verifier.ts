@@ -11,7 +11,7 @@ export interface TokenIdentity {
   issuer: string;
   subject: string;
   email?: string;
-  /** False only when the token says `email_verified: false`; such an address grants no admin role. */
+  /** True only when the token says `email_verified: true` (the boolean); an unverified address grants no admin role. */
   emailVerified: boolean;
   name?: string;
   roles: string[];
@@ -62,7 +62,7 @@ export class JwtVerifier {
       issuer: payload.iss ?? LOCAL_ISSUER,
       subject: payload.sub,
       email: typeof payload.email === 'string' ? payload.email : undefined,
-      emailVerified: payload.email_verified !== false,
+      emailVerified: payload.email_verified === true,
       name: typeof payload.name === 'string' ? payload.name : undefined,
       roles: rolesFrom(claimAt(payload, this.options.JWT_ROLES_CLAIM)),
     };
