@@ -43,6 +43,6 @@ describe('npm run cli -- token', () => {
   });
 
   it('refuses in JWKS mode, where the identity provider holds the keys', async () => {
-    await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks' })).rejects.toThrow(/JWKS_URL is set/);
+    await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks', JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody' })).rejects.toThrow(/JWKS_URL is set/);
   });
 });

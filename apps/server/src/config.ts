@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIPv4 } from 'node:net';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
@@ -184,11 +185,17 @@ function authConfig(env: Env, production: boolean): AuthConfig {
   // Never echoed: the URL may carry a password.
   if (redisUrl && !/^rediss?:$/.test(parseUrl(redisUrl)?.protocol ?? '')) throw new ConfigError('REDIS_URL', 'expected redis://[:password@]host:port[/db] or rediss://...');
   const issuer = env.JWT_ISSUER || undefined;
+  const audience = list(env, 'JWT_AUDIENCE');
+  // A key set is often shared (Google, multi-tenant Entra ID, one Keycloak realm for many clients):
+  // without both checks, anyone with an account there would get in (MCP authorization spec: the
+  // server must check that a token was issued for it).
+  if (jwksUrl && !issuer) throw new ConfigError('JWT_ISSUER', 'required with JWKS_URL: the issuer whose tokens this server accepts');
+  if (jwksUrl && !audience?.length) throw new ConfigError('JWT_AUDIENCE', 'required with JWKS_URL: the audience the identity provider puts in tokens for this server');
   return {
     JWT_SECRET: secret,
     JWKS_URL: jwksUrl,
     JWT_ISSUER: issuer,
-    JWT_AUDIENCE: list(env, 'JWT_AUDIENCE'),
+    JWT_AUDIENCE: audience,
     JWT_ROLES_CLAIM: rolesClaim,
     ADMIN_EMAILS: adminEmails,
     OAUTH_ISSUER: httpUrl(env, 'OAUTH_ISSUER') ?? issuer,
@@ -238,8 +245,9 @@ function layered(env: Env, configDir: string | undefined): Env {
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;
 
+/** `localhost`, `::1`, or an IPv4 literal in 127.0.0.0/8: never a name that merely starts with `127.` (`127.attacker.example`). */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+  return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
 /** Reads and checks the configuration; a bad value names its key, and never shows a secret. */
