@@ -68,6 +68,7 @@ export const CONFIG_KEYS = [
   'RATE_LIMIT_REQUESTS',
   'RATE_LIMIT_ANONYMOUS_REQUESTS',
   'RATE_LIMIT_WINDOW_SECONDS',
+  'MCP_SECRETS_MAX_PER_USER',
 ] as const;
 type ConfigKey = (typeof CONFIG_KEYS)[number];
 
@@ -163,6 +164,7 @@ type AuthConfig = Pick<
   | 'RATE_LIMIT_REQUESTS'
   | 'RATE_LIMIT_ANONYMOUS_REQUESTS'
   | 'RATE_LIMIT_WINDOW_SECONDS'
+  | 'MCP_SECRETS_MAX_PER_USER'
 >;
 
 /** Token checking, admins and rate limits; `production` (NODE_ENV) demands a configured token key. */
@@ -203,6 +205,7 @@ function authConfig(env: Env, production: boolean): AuthConfig {
     RATE_LIMIT_REQUESTS: integer(env, 'RATE_LIMIT_REQUESTS', 600, 0, 1_000_000),
     RATE_LIMIT_ANONYMOUS_REQUESTS: integer(env, 'RATE_LIMIT_ANONYMOUS_REQUESTS', 300, 0, 1_000_000),
     RATE_LIMIT_WINDOW_SECONDS: integer(env, 'RATE_LIMIT_WINDOW_SECONDS', 60, 1, 24 * 3600),
+    MCP_SECRETS_MAX_PER_USER: integer(env, 'MCP_SECRETS_MAX_PER_USER', 20, 1, 10_000),
   };
 }
 

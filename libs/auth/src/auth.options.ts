@@ -25,6 +25,8 @@ export interface AuthModuleOptions {
   /** Requests per window per client IP address without a credential; 0 switches the limit off. */
   RATE_LIMIT_ANONYMOUS_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
+  /** Most live (neither revoked nor expired) MCP secrets one user may hold. */
+  MCP_SECRETS_MAX_PER_USER: number;
 }
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');

@@ -4,8 +4,9 @@ import passport, { type Strategy } from 'passport';
 import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
 import type { UserInfo } from '@app/mcp';
-import { presentedCredential, type PresentedCredential } from './credentials.js';
+import { credentialKey, presentedCredential, type PresentedCredential } from './credentials.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
+import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
 import { UsersService } from './users.service.js';
 
@@ -38,13 +39,13 @@ function registerAs(strategy: Strategy, shared: string, own: string): void {
   passport.use(own, strategy);
 }
 
-function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']): string {
+function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']): PresentedCredential {
   const credential = presentedCredential(request);
   if (!credential) throw new UnauthorizedException('Authentication required: send Authorization: Bearer <token>');
   if (credential.kind !== kind) {
     throw new UnauthorizedException(kind === 'jwt' ? 'This endpoint takes a JWT, not an MCP secret' : 'Expected an MCP secret');
   }
-  return credential.token;
+  return credential;
 }
 
 /** A bearer JWT: verified by `JwtVerifier`, then the user is found or created. */
@@ -53,6 +54,7 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
   constructor(
     private readonly verifier: JwtVerifier,
     private readonly users: UsersService,
+    private readonly limiter: RequestRateLimiter,
     @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
   ) {
     super();
@@ -61,7 +63,10 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
 
   /** passport-custom hands the request over as Express types it; here it is Fastify's. */
   async validate(request: FastifyRequest): Promise<UserInfo> {
-    return this.users.callerFromToken(await this.verifier.verify(credentialOf(request, 'jwt')));
+    const credential = credentialOf(request, 'jwt');
+    const caller = await this.users.callerFromToken(await this.verifier.verify(credential.token));
+    this.limiter.markVerified(credentialKey(credential));
+    return caller;
   }
 
   onModuleDestroy(): void {
@@ -75,6 +80,7 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
   constructor(
     private readonly secrets: McpSecretsService,
     private readonly users: UsersService,
+    private readonly limiter: RequestRateLimiter,
     @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
   ) {
     super();
@@ -82,7 +88,10 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
   }
 
   async validate(request: FastifyRequest): Promise<UserInfo> {
-    return this.users.callerFromUser(await this.secrets.owner(credentialOf(request, 'secret')));
+    const credential = credentialOf(request, 'secret');
+    const caller = this.users.callerFromUser(await this.secrets.owner(credential.token));
+    this.limiter.markVerified(credentialKey(credential));
+    return caller;
   }
 
   onModuleDestroy(): void {

@@ -1,6 +1,7 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, type Repository } from 'typeorm';
+import { IsNull, MoreThan, type Repository } from 'typeorm';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { BackgroundWrites } from '../background-writes.js';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
@@ -30,9 +31,19 @@ export class McpSecretsService {
   constructor(
     @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
     private readonly background: BackgroundWrites,
+    @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'MCP_SECRETS_MAX_PER_USER'>,
   ) {}
 
+  /** 409 once the user holds `MCP_SECRETS_MAX_PER_USER` live secrets: one must be revoked (or expire) first. */
   async create(userId: string, request: NewSecret): Promise<{ id: string; secret: string }> {
+    const live = await this.secrets.count({
+      where: [
+        { userId, revokedAt: IsNull(), expiresAt: IsNull() },
+        { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
+      ],
+    });
+    const max = this.options.MCP_SECRETS_MAX_PER_USER;
+    if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
     const secret = generateSecret();
     const saved = await this.secrets.save(
       this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
