@@ -1,4 +1,4 @@
-import { Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LOCAL_ISSUER, type AuthModuleOptions } from '../auth.options.js';
 import type { JwtKeySource } from './jwt-secret.js';
@@ -58,6 +58,9 @@ export class JwtVerifier {
       throw this.refusal(error);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedException('Invalid token: "sub" must be a non-empty string');
+    // PostgreSQL text cannot hold NUL: refused here, by name, rather than failing in the database.
+    const withNul = (['sub', 'email', 'name'] as const).find((claim) => typeof payload[claim] === 'string' && (payload[claim] as string).includes('\u0000'));
+    if (withNul) throw new BadRequestException(`Invalid token: "${withNul}" must not contain a NUL character`);
     return {
       issuer: payload.iss ?? LOCAL_ISSUER,
       subject: payload.sub,

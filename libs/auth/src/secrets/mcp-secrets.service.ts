@@ -64,12 +64,14 @@ export class McpSecretsService {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The owner of a live secret; 401 for an unknown, revoked or expired one. */
+  /**
+   * The owner of a live secret; 401 for an unknown, revoked or expired one, with one message for
+   * all three, so that the answer tells a guesser nothing about which secrets ever existed.
+   */
   async owner(secret: string): Promise<UserEntity> {
     const row = await this.secrets.findOne({ where: { secretHash: hashSecret(secret) }, relations: { user: true } });
-    if (!row?.user) throw new UnauthorizedException('Unknown MCP secret');
-    if (row.revokedAt) throw new UnauthorizedException('This MCP secret was revoked');
-    if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('This MCP secret has expired');
+    const expired = !!row?.expiresAt && row.expiresAt.getTime() <= Date.now();
+    if (!row?.user || row.revokedAt || expired) throw new UnauthorizedException('Invalid MCP secret: unknown, revoked or expired');
     this.background.run('the last use of an MCP secret', () => this.touch(row.id));
     return row.user;
   }

@@ -20,13 +20,14 @@ import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
-import { UnparsedBody } from './mcp-body-parsers.js';
+import { TOO_DEEP_MESSAGE, TooDeepBody, UnparsedBody } from './mcp-body-parsers.js';
 import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
 
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
 const INTERNAL_ERROR = -32603;
+const INVALID_REQUEST = -32600;
 
 /** Methods that change a server's per-client state: on the shared server they would change it for every caller. */
 const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
@@ -118,6 +119,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
 
   private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined) {
     const body = request.body;
+    if (body instanceof TooDeepBody) return writeJsonRpcError(response, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
     if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
     const route = classifyInboundRequest({
       httpMethod: 'POST',
