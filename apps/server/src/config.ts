@@ -37,7 +37,11 @@ export interface AppConfig extends AuthModuleOptions {
   /** A session id's lifetime, signed into it. */
   MCP_SESSION_MAX_AGE_SECONDS: number;
   MCP_SESSION_SECRET?: string;
-  /** Host names accepted in Host/Origin; defaults to the loopback names when HOST is a loopback address, else unchecked. */
+  /**
+   * Host names accepted in Host/Origin (DNS-rebinding protection). Default: the loopback names on a
+   * loopback bind; on a wildcard bind (0.0.0.0, ::), which serves loopback too, those plus
+   * PUBLIC_BASE_URL's host name; unchecked only on a bind to one specific non-loopback address.
+   */
   MCP_ALLOWED_HOSTS?: string[];
 }
 
@@ -253,6 +257,16 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || (isIPv4(host) && host.startsWith('127.'));
 }
 
+const LOOPBACK_HOST_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** `undefined` leaves the MCP module's default (the loopback names); `[]` switches the check off. */
+function defaultAllowedHosts(host: string, publicUrl: string | undefined): string[] | undefined {
+  if (isLoopback(host)) return undefined;
+  if (host !== '0.0.0.0' && host !== '::') return [];
+  const publicHost = publicUrl ? new URL(publicUrl).hostname : undefined;
+  return [...new Set([...LOOPBACK_HOST_NAMES, ...(publicHost ? [publicHost] : [])])];
+}
+
 /** Reads and checks the configuration; a bad value names its key, and never shows a secret. */
 export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppConfig {
   const env = layered(environment, options.configDir);
@@ -275,7 +289,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     MCP_MAX_SESSIONS_PER_CALLER: integer(env, 'MCP_MAX_SESSIONS_PER_CALLER', 100, 1, 1_000_000),
     MCP_SESSION_MAX_AGE_SECONDS: integer(env, 'MCP_SESSION_MAX_AGE_SECONDS', 24 * 3600, 60, 30 * 24 * 3600),
     MCP_SESSION_SECRET: secret || undefined,
-    MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? (isLoopback(host) ? undefined : []),
+    MCP_ALLOWED_HOSTS: list(env, 'MCP_ALLOWED_HOSTS') ?? defaultAllowedHosts(host, env.PUBLIC_BASE_URL ? publicBaseUrl(env, host, port) : undefined),
     ...authConfig(env, environment.NODE_ENV === 'production'),
   };
 }

@@ -98,6 +98,19 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
   });
 });
 
+describe('a wildcard bind (finding 16)', () => {
+  it('keeps the DNS-rebinding check on: loopback names pass, a foreign Host gets 403', async () => {
+    const wildcard = await startApp({ HOST: '0.0.0.0' });
+    try {
+      expect(await statusWithHostHeader(wildcard.url, 'evil.example')).toBe(403);
+      expect(await statusWithHostHeader(wildcard.url, `localhost:${wildcard.url.port}`)).toBe(200);
+      expect(await statusWithHostHeader(wildcard.url, `127.0.0.1:${wildcard.url.port}`)).toBe(200);
+    } finally {
+      await wildcard.close();
+    }
+  });
+});
+
 describe('2025 sessions behind a load balancer without affinity', () => {
   let sessionId: string;
   const inSession = () => ({ ...JSON_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' });
