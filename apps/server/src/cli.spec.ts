@@ -38,6 +38,9 @@ describe('npm run cli -- token', () => {
     [['token'], 2],
     [['token', '--sub', 'x', '--colour', 'red'], 2],
     [['token', '--sub', 'x', '--ttl', 'forever'], 1],
+    // Finding 14: no longer than JWT_MAX_AGE (24 h by default).
+    [['token', '--sub', 'x', '--ttl', '36500d'], 1],
+    [['token', '--sub', 'x', '--ttl', '25h'], 1],
   ])('refuses %j with exit code %d', async (argv, exitCode) => {
     await expect(runCli(argv, { DATA_DIR: dataDir })).rejects.toMatchObject({ constructor: CliError, exitCode });
   });

@@ -66,6 +66,7 @@ export const CONFIG_KEYS = [
   'JWT_ISSUER',
   'JWT_AUDIENCE',
   'JWT_ROLES_CLAIM',
+  'JWT_MAX_AGE',
   'ADMIN_EMAILS',
   'OAUTH_ISSUER',
   'REDIS_URL',
@@ -112,6 +113,15 @@ function oneOf<T extends string>(env: Env, key: ConfigKey, allowed: readonly T[]
   if (raw === undefined || raw === '') return fallback;
   if (!allowed.includes(raw as T)) throw new ConfigError(key, `expected one of ${allowed.join(', ')}, got "${raw}"`);
   return raw as T;
+}
+
+/** `90s`, `30m`, `24h`, `7d`, or plain seconds; `0` for none. */
+function durationSeconds(env: Env, key: ConfigKey, fallback: number): number {
+  const raw = env[key];
+  if (raw === undefined || raw === '') return fallback;
+  const match = /^(\d+)([smhd]?)$/.exec(raw);
+  if (!match) throw new ConfigError(key, `expected a duration such as 24h, 30m or 3600 (seconds), or 0 for none, got "${raw}"`);
+  return Number(match[1]) * { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
 }
 
 /** `URL.parse` arrives only in Node 22. */
@@ -162,6 +172,7 @@ type AuthConfig = Pick<
   | 'JWT_ISSUER'
   | 'JWT_AUDIENCE'
   | 'JWT_ROLES_CLAIM'
+  | 'JWT_MAX_AGE_SECONDS'
   | 'ADMIN_EMAILS'
   | 'OAUTH_ISSUER'
   | 'REDIS_URL'
@@ -203,6 +214,7 @@ function authConfig(env: Env, production: boolean): AuthConfig {
     JWT_ISSUER: issuer,
     JWT_AUDIENCE: audience,
     JWT_ROLES_CLAIM: rolesClaim,
+    JWT_MAX_AGE_SECONDS: durationSeconds(env, 'JWT_MAX_AGE', 24 * 3600),
     ADMIN_EMAILS: adminEmails,
     OAUTH_ISSUER: httpUrl(env, 'OAUTH_ISSUER') ?? issuer,
     REDIS_URL: redisUrl,

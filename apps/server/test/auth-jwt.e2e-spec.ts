@@ -195,3 +195,13 @@ describe('admin through ADMIN_EMAILS only for an address a token verified (findi
     expect(await rolesThroughSecret(await boss('secret-verified', { email_verified: true }))).toEqual(['admin']);
   });
 });
+
+describe('token lifetime (finding 14)', () => {
+  it('refuses, through HTTP, a token without iat, one older than JWT_MAX_AGE and one issued in the future', async () => {
+    const status = async (claims: Record<string, unknown>) => (await fetch(new URL('/api/mcp-secrets', running.url), { headers: bearer(await signHs256(TEST_JWT_SECRET, { sub: 'aged', iss: ISSUER, aud: 'mirobody', ...claims })) })).status;
+    expect(await status({ exp: now() + 100 * 365 * 86_400 })).toBe(200);
+    expect(await status({ iat: undefined })).toBe(401);
+    expect(await status({ iat: now() - 25 * 3600, exp: now() + 100 * 365 * 86_400 })).toBe(401);
+    expect(await status({ iat: now() + 365 * 86_400 })).toBe(401);
+  });
+});

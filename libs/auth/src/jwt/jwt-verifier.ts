@@ -17,7 +17,7 @@ export interface TokenIdentity {
   roles: string[];
 }
 
-type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'>;
+type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'> & Partial<Pick<AuthModuleOptions, 'JWT_MAX_AGE_SECONDS'>>;
 
 /**
  * Checks bearer JWTs with `jose`: signature, `exp` and `nbf` (with clock skew), and `iss`/`aud`
@@ -51,6 +51,8 @@ export class JwtVerifier {
         algorithms: this.algorithms,
         clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ['sub', 'exp'],
+        // Bounds a token's life however far ahead its `exp` lies; jose then requires `iat` and refuses one in the future.
+        ...(this.options.JWT_MAX_AGE_SECONDS ? { maxTokenAge: this.options.JWT_MAX_AGE_SECONDS } : {}),
         ...(this.options.JWT_ISSUER ? { issuer: this.options.JWT_ISSUER } : {}),
         ...(this.options.JWT_AUDIENCE?.length ? { audience: this.options.JWT_AUDIENCE } : {}),
       }));
@@ -58,6 +60,7 @@ export class JwtVerifier {
       throw this.refusal(error);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedException('Invalid token: "sub" must be a non-empty string');
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new UnauthorizedException('Invalid token: "iat" lies in the future');
     // PostgreSQL text cannot hold NUL: refused here, by name, rather than failing in the database.
     const withNul = (['sub', 'email', 'name'] as const).find((claim) => typeof payload[claim] === 'string' && (payload[claim] as string).includes('\u0000'));
     if (withNul) throw new BadRequestException(`Invalid token: "${withNul}" must not contain a NUL character`);
