@@ -10,12 +10,18 @@ export const ADMIN_ROLE = 'admin';
 
 /** Enough distinct token holders for any one instance; beyond it the oldest entries go. */
 const KNOWN_USERS_LIMIT = 10_000;
+/**
+ * How long a user id is trusted without asking the database: a row deleted behind this process's
+ * back (by another instance, or by hand) is noticed within this time, or at once by a write that
+ * needs the row (`forget`).
+ */
+const KNOWN_USER_TTL_MS = 60_000;
 
 /** Turns verified credentials into callers, creating each user on their first valid token. */
 @Injectable()
 export class UsersService {
-  /** (issuer, subject, email, name) → user id: a repeat token costs no database write. */
-  private readonly known = new Map<string, string>();
+  /** (issuer, subject, email, name) → user id and when it was confirmed: a repeat token costs no database write. */
+  private readonly known = new Map<string, { id: string; confirmedAt: number }>();
   private readonly adminEmails: Set<string>;
 
   constructor(
@@ -45,7 +51,7 @@ export class UsersService {
   private async idFor({ issuer, subject, email, emailVerified, name }: TokenIdentity): Promise<string> {
     const key = JSON.stringify([issuer, subject, email ?? null, email ? emailVerified : null, name ?? null]);
     const cached = this.known.get(key);
-    if (cached) return cached;
+    if (cached && Date.now() - cached.confirmedAt < KNOWN_USER_TTL_MS) return cached.id;
     const updated = [...(email ? ['email', 'email_verified'] : []), ...(name ? ['name'] : []), 'updated_at'];
     const result = await this.users
       .createQueryBuilder()
@@ -57,9 +63,15 @@ export class UsersService {
       .returning('id')
       .execute();
     const id = (result.raw as { id: string }[])[0]!.id;
+    this.known.delete(key);
     if (this.known.size >= KNOWN_USERS_LIMIT) this.known.delete(this.known.keys().next().value!);
-    this.known.set(key, id);
+    this.known.set(key, { id, confirmedAt: Date.now() });
     return id;
+  }
+
+  /** Stops trusting a user id whose row turned out to be gone: the next token re-creates the user. */
+  forget(userId: string): void {
+    for (const [key, entry] of this.known) if (entry.id === userId) this.known.delete(key);
   }
 }
 

@@ -1,11 +1,15 @@
 import { ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, MoreThan, type Repository } from 'typeorm';
+import { IsNull, MoreThan, QueryFailedError, type Repository } from 'typeorm';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { BackgroundWrites } from '../background-writes.js';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
 import type { UserEntity } from '../entities/user.entity.js';
+import { UsersService } from '../users.service.js';
+
+/** PostgreSQL's foreign_key_violation: here, the user row the secret would belong to is gone. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export interface NewSecret {
   label: string;
@@ -31,6 +35,7 @@ export class McpSecretsService {
   constructor(
     @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
     private readonly background: BackgroundWrites,
+    private readonly users: UsersService,
     @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'MCP_SECRETS_MAX_PER_USER'>,
   ) {}
 
@@ -45,10 +50,17 @@ export class McpSecretsService {
     const max = this.options.MCP_SECRETS_MAX_PER_USER;
     if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
     const secret = generateSecret();
-    const saved = await this.secrets.save(
-      this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
-    );
-    return { id: saved.id, secret };
+    try {
+      const saved = await this.secrets.save(
+        this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
+      );
+      return { id: saved.id, secret };
+    } catch (error) {
+      if (!(error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === FOREIGN_KEY_VIOLATION)) throw error;
+      // The user was deleted while this process still knew their id.
+      this.users.forget(userId);
+      throw new UnauthorizedException('Your user record no longer exists: send your token again to have it re-created');
+    }
   }
 
   /** The owner's secrets that are not revoked, newest first; expired ones stay listed with their date. */
