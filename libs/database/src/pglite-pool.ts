@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
 
@@ -75,7 +76,7 @@ export class PGlitePool extends EventEmitter {
 
   constructor(options: PGlitePoolOptions) {
     super();
-    mkdirSync(options.dataDir, { recursive: true });
+    restrictToOwner(options.dataDir);
     this.db = new PGlite({
       dataDir: options.dataDir,
       extensions: { vector },
@@ -85,6 +86,8 @@ export class PGlitePool extends EventEmitter {
     });
     this.client = new PGliteClient(this.db);
     this.timeoutMs = options.connectionTimeoutMillis ?? 0;
+    // PGlite writes with the process umask (usually 0644): its files are narrowed once it has made them.
+    this.db.waitReady.then(() => restrictFilesToOwner(options.dataDir), () => undefined);
   }
 
   connect(callback: ConnectCallback): void {
@@ -109,7 +112,32 @@ export class PGlitePool extends EventEmitter {
 
   end(callback?: (error?: Error) => void): void {
     const closed = this.db.closed ? Promise.resolve() : this.db.close();
-    closed.then(() => callback?.(), (error: Error) => callback?.(error));
+    closed.then(() => {
+      restrictFilesToOwner(this.db.dataDir!);
+      callback?.();
+    }, (error: Error) => callback?.(error));
+  }
+}
+
+/**
+ * The database holds people's data: the data directory and its `pg/` are readable by the server's
+ * user alone (0700; PostgreSQL itself refuses a data directory wider than 0750).
+ */
+function restrictToOwner(dataDir: string): void {
+  for (const dir of [dirname(dataDir), dataDir]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
+}
+
+/** Directories 0700 and files 0600 under `dir`. */
+function restrictFilesToOwner(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      chmodSync(path, 0o700);
+      restrictFilesToOwner(path);
+    } else if (entry.isFile()) chmodSync(path, 0o600);
   }
 }
 
