@@ -1,4 +1,5 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { AUTH_MIGRATIONS, AuthModule } from '@app/auth';
@@ -9,6 +10,7 @@ import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
 import { loggingModule } from './logging.js';
+import { UnexpectedErrorFilter } from './unexpected-error.filter.js';
 
 export interface AppExtensions {
   /** Modules of your own whose `*Service` providers add tools, resources and prompts. */
@@ -41,7 +43,7 @@ export class AppModule {
         ...(extensions.imports ?? []),
       ],
       controllers: [HealthController],
-      providers: [GracefulShutdown],
+      providers: [GracefulShutdown, { provide: APP_FILTER, useClass: UnexpectedErrorFilter }],
     };
   }
 }
