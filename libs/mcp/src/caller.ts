@@ -5,7 +5,10 @@ import type { FastifyRequest } from 'fastify';
 export interface UserInfo {
   /** Internal user id: for scoping queries, never for showing to a model. */
   readonly userId: string;
-  /** The MCP session id, else the client's `X-Session-Id` header. */
+  /**
+   * The MCP session id, else the client's `X-Session-Id` header. The latter is chosen by the
+   * client and proves nothing: use it to group a client's calls, never to decide access.
+   */
   readonly sessionId?: string;
   readonly email?: string;
   readonly name?: string;
