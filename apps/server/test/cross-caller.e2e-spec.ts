@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { openExchange, type Message } from './support/raw-http.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './support/test-database.js';
@@ -168,6 +168,21 @@ describe('2025 sessions are bound to the caller who opened them (finding 4)', ()
       expect((await postRaw(second.url, echo(6, 'x'), headers(party))).status).toBe(404);
       expect((await postRaw(second.url, answer(0, 'forged'), headers(party))).status).toBe(404);
       expect((await fetch(second.url, { headers: { ...PROTOCOL, ...party, accept: 'text/event-stream', 'mcp-session-id': sessionId } })).status).toBe(404);
+    }
+  });
+
+  it('refuses an id past its signed expiry, on both instances (finding 18)', async () => {
+    const sessionId = await openSession(first, parties.alice);
+    const headers = { ...JSON_HEADERS, ...PROTOCOL, ...parties.alice, 'mcp-session-id': sessionId };
+    expect((await postRaw(second.url, echo(8, 'x'), headers)).status).toBe(200);
+    // A day and a minute later (MCP_SESSION_MAX_AGE_SECONDS defaults to a day): only the clock moves.
+    const later = Date.now() + 24 * 3600 * 1000 + 60_000;
+    const clock = jest.spyOn(Date, 'now').mockImplementation(() => later);
+    try {
+      expect((await postRaw(second.url, echo(9, 'x'), headers)).status).toBe(404);
+      expect((await postRaw(first.url, echo(10, 'x'), headers)).status).toBe(404);
+    } finally {
+      clock.mockRestore();
     }
   });
 
