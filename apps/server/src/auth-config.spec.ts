@@ -3,6 +3,8 @@ import { loadAppConfig } from './config.js';
 
 const SECRET = 'x'.repeat(32);
 
+const JWKS = { JWKS_URL: 'https://id.example.com/jwks', JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody' };
+
 describe('the auth settings of loadAppConfig', () => {
   it('has defaults', () => {
     expect(loadAppConfig({})).toMatchObject({
@@ -23,13 +25,23 @@ describe('the auth settings of loadAppConfig', () => {
   it('refuses to start in production without a token key', () => {
     expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow('Invalid configuration JWT_SECRET: required when NODE_ENV=production (or set JWKS_URL)');
     expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).JWT_SECRET).toBe(SECRET);
-    expect(loadAppConfig({ NODE_ENV: 'production', JWKS_URL: 'https://id.example.com/jwks' }).JWKS_URL).toBe('https://id.example.com/jwks');
+    expect(loadAppConfig({ NODE_ENV: 'production', ...JWKS }).JWKS_URL).toBe('https://id.example.com/jwks');
+  });
+
+  it('refuses JWKS mode without both JWT_ISSUER and JWT_AUDIENCE (finding 6)', () => {
+    expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_AUDIENCE: 'mirobody' })).toThrow('Invalid configuration JWT_ISSUER: required with JWKS_URL');
+    expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_ISSUER: 'https://id.example.com' })).toThrow('Invalid configuration JWT_AUDIENCE: required with JWKS_URL');
+    expect(() => loadAppConfig({ NODE_ENV: 'production', JWKS_URL: JWKS.JWKS_URL })).toThrow('Invalid configuration JWT_ISSUER');
   });
 
   it.each([
     [{ JWT_SECRET: 'short' }, 'JWT_SECRET'],
     [{ JWT_SECRET: SECRET, JWKS_URL: 'https://id.example.com/jwks' }, 'JWKS_URL'],
-    [{ JWKS_URL: 'http://id.example.com/jwks' }, 'JWKS_URL'],
+    [{ ...JWKS, JWKS_URL: 'http://id.example.com/jwks' }, 'JWKS_URL'],
+    // Finding 13: only a 127.0.0.0/8 literal, ::1 or localhost is loopback.
+    [{ ...JWKS, JWKS_URL: 'http://127.attacker.example/jwks' }, 'JWKS_URL'],
+    [{ ...JWKS, JWKS_URL: 'http://127.0.0.1.nip.io/jwks' }, 'JWKS_URL'],
+    [{ ...JWKS, JWKS_URL: 'http://localhost.attacker.example/jwks' }, 'JWKS_URL'],
     [{ JWKS_URL: 'not a url' }, 'JWKS_URL'],
     [{ OAUTH_ISSUER: 'ftp://id.example.com' }, 'OAUTH_ISSUER'],
     [{ ADMIN_EMAILS: 'boss' }, 'ADMIN_EMAILS'],
@@ -43,7 +55,9 @@ describe('the auth settings of loadAppConfig', () => {
   });
 
   it('accepts plain http for a JWKS on the machine itself, and never echoes a Redis URL', () => {
-    expect(loadAppConfig({ JWKS_URL: 'http://127.0.0.1:8080/jwks' }).JWKS_URL).toBe('http://127.0.0.1:8080/jwks');
+    for (const local of ['http://127.0.0.1:8080/jwks', 'http://127.8.9.10/jwks', 'http://[::1]:8080/jwks', 'http://localhost/jwks']) {
+      expect(loadAppConfig({ ...JWKS, JWKS_URL: local }).JWKS_URL).toBe(local);
+    }
     expect(() => loadAppConfig({ REDIS_URL: 'http://user:hunter2@cache:6379' })).toThrow(/^(?!.*hunter2)/);
   });
 });

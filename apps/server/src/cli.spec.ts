@@ -38,11 +38,14 @@ describe('npm run cli -- token', () => {
     [['token'], 2],
     [['token', '--sub', 'x', '--colour', 'red'], 2],
     [['token', '--sub', 'x', '--ttl', 'forever'], 1],
+    // Finding 14: no longer than JWT_MAX_AGE (24 h by default).
+    [['token', '--sub', 'x', '--ttl', '36500d'], 1],
+    [['token', '--sub', 'x', '--ttl', '25h'], 1],
   ])('refuses %j with exit code %d', async (argv, exitCode) => {
     await expect(runCli(argv, { DATA_DIR: dataDir })).rejects.toMatchObject({ constructor: CliError, exitCode });
   });
 
   it('refuses in JWKS mode, where the identity provider holds the keys', async () => {
-    await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks' })).rejects.toThrow(/JWKS_URL is set/);
+    await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks', JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody' })).rejects.toThrow(/JWKS_URL is set/);
   });
 });

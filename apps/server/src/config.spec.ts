@@ -67,6 +67,15 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ ENV: '../etc' }, { configDir: dir })).toThrow('Invalid configuration ENV: expected a name');
   });
 
+  it('keeps the DNS-rebinding check on for wildcard binds, with the loopback names and the public host (finding 16)', () => {
+    for (const HOST of ['0.0.0.0', '::']) {
+      expect(loadAppConfig({ HOST }).mcp.allowedHostnames).toEqual(['localhost', '127.0.0.1', '[::1]']);
+      expect(loadAppConfig({ HOST, PUBLIC_BASE_URL: 'https://mcp.example.com' }).mcp.allowedHostnames).toEqual(['localhost', '127.0.0.1', '[::1]', 'mcp.example.com']);
+    }
+    expect(loadAppConfig({ HOST: '127.0.0.1' }).mcp.allowedHostnames).toBeUndefined();
+    expect(loadAppConfig({ HOST: '0.0.0.0', MCP_ALLOWED_HOSTS: 'a.example' }).mcp.allowedHostnames).toEqual(['a.example']);
+  });
+
   it('never repeats a secret in its messages', () => {
     const url = 'mysql://admin:hunter2-secret@db.example/x';
     expect(() => loadAppConfig({ DATABASE_URL: url })).toThrow('Invalid configuration DATABASE_URL');

@@ -26,9 +26,30 @@ export function echoRequestId(fastify: FastifyInstance): void {
   });
 }
 
+/** A personal MCP secret (`mrb_sk_...`, the auth lib's `SECRET_PREFIX`) or something shaped like a JWT. */
+const CREDENTIAL = /mrb_sk_[\w-]*|eyJ[\w-]*\.[\w-]*(\.[\w-]*)?/gi;
 /** `/mcp/<secret>` serves clients that take only a URL; the secret in it is a credential. */
-export function redactSecretPath(url: string): string {
-  return url.replace(/^\/mcp\/[^/?#]+/, '/mcp/[redacted]');
+const SECRET_PATH = /^((?:[a-z][a-z\d+.-]*:\/\/[^/?#]*)?\/+mcp\/+)[^?#]*/i;
+const MCP_SECRET_ROUTE = '/mcp/:secret';
+
+/** Percent-escapes decoded byte by byte, repeatedly (`%256d` is `%6d` is `m`); malformed ones stay as they are. */
+function decodedForLogging(url: string): string {
+  let decoded = url;
+  for (let round = 0; round < 5 && /%[\da-f]{2}/i.test(decoded); round++) {
+    decoded = decoded.replace(/%([\da-f]{2})/gi, (_escape, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  }
+  return decoded;
+}
+
+/**
+ * The request target as a log line shows it: never a credential, however the target was spelled
+ * (`/mc%70/<secret>`, `%6drb_sk_...`, absolute form). The line shows the decoded target, with the
+ * secret of a `/mcp/<secret>` route, and anything shaped like a secret or a JWT, replaced.
+ */
+export function loggedUrl(url: string, route?: string): string {
+  // Routed to the secret URL: whatever follows `/mcp/` is the credential, however it was written.
+  if (route === MCP_SECRET_ROUTE) return '/mcp/[redacted]';
+  return decodedForLogging(url).replace(SECRET_PATH, '$1[redacted]').replace(CREDENTIAL, '[redacted]');
 }
 
 /**
@@ -44,9 +65,13 @@ export function loggingModule(level: LogLevel): DynamicModule {
 }
 
 /** What a request line shows of the request and the response: never headers. */
-const serializers = {
+export const serializers = {
   err: pino.stdSerializers.err,
-  req: (request: { id?: unknown; method?: string; url?: string }) => ({ id: request.id, method: request.method, url: request.url && redactSecretPath(request.url) }),
+  req: (request: { id?: unknown; method?: string; url?: string; routeOptions?: { url?: string } }) => ({
+    id: request.id,
+    method: request.method,
+    url: request.url && loggedUrl(request.url, request.routeOptions?.url),
+  }),
   res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
 };
 

@@ -183,3 +183,36 @@ describe('the admin guard', () => {
     expect((await get()).status).toBe(401);
   });
 });
+
+describe('admin through ADMIN_EMAILS only for an address a token verified (finding 3)', () => {
+  const boss = (sub: string, claims: Record<string, unknown>) => signHs256(TEST_JWT_SECRET, { sub, iss: ISSUER, aud: 'mirobody', email: 'boss@example.com', ...claims });
+  const rolesThroughSecret = async (jwt: string) => {
+    const created = await fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(jwt), 'content-type': 'application/json' }, body: JSON.stringify({ label: 'admin?' }) });
+    const { secret } = (await created.json()) as { secret: string };
+    const answer = await postRaw(running.url, call('my_roles'), { ...JSON_HEADERS, ...bearer(secret) });
+    return answer.json().result.structuredContent.roles;
+  };
+
+  it('refuses /admin to a token whose email_verified is missing, false or the string "false"', async () => {
+    for (const [sub, claims] of [['boss-missing', {}], ['boss-string', { email_verified: 'false' }], ['boss-false', { email_verified: false }]] as const) {
+      expect((await fetch(adminUrl, { headers: bearer(await boss(sub, claims)) })).status).toBe(403);
+    }
+    expect((await fetch(adminUrl, { headers: bearer(await boss('boss-true', { email_verified: true })) })).status).toBe(200);
+  });
+
+  it('gives an MCP secret’s owner no admin role for an unverified stored address', async () => {
+    expect(await rolesThroughSecret(await boss('secret-unverified', { email_verified: false }))).toEqual([]);
+    expect(await rolesThroughSecret(await boss('secret-missing', {}))).toEqual([]);
+    expect(await rolesThroughSecret(await boss('secret-verified', { email_verified: true }))).toEqual(['admin']);
+  });
+});
+
+describe('token lifetime (finding 14)', () => {
+  it('refuses, through HTTP, a token without iat, one older than JWT_MAX_AGE and one issued in the future', async () => {
+    const status = async (claims: Record<string, unknown>) => (await fetch(new URL('/api/mcp-secrets', running.url), { headers: bearer(await signHs256(TEST_JWT_SECRET, { sub: 'aged', iss: ISSUER, aud: 'mirobody', ...claims })) })).status;
+    expect(await status({ exp: now() + 100 * 365 * 86_400 })).toBe(200);
+    expect(await status({ iat: undefined })).toBe(401);
+    expect(await status({ iat: now() - 25 * 3600, exp: now() + 100 * 365 * 86_400 })).toBe(401);
+    expect(await status({ iat: now() + 365 * 86_400 })).toBe(401);
+  });
+});

@@ -37,6 +37,12 @@ describe('docker-compose.yml', () => {
     expect(mirobody.healthcheck.test.join(' ')).toContain(`127.0.0.1:${PORT}/health/ready`);
   });
 
+  it('refuses to start without a database password of the operator’s own (finding 18)', () => {
+    expect(postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
+    expect(mirobody.environment.DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
+    expect(readFileSync(resolve(root, 'docker-compose.yml'), 'utf8')).not.toMatch(/POSTGRES_PASSWORD:-/);
+  });
+
   it('keeps both services’ data in named volumes', () => {
     const volumes = Object.keys(compose.volumes);
     const namedVolumeAt = (service: { volumes: string[] }, path: string) =>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
+import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 const SHARED_SECRET = 'a-session-signing-key-of-at-least-32-chars';
@@ -129,6 +130,19 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
   });
 });
 
+describe('a wildcard bind (finding 16)', () => {
+  it('keeps the DNS-rebinding check on: loopback names pass, a foreign Host gets 403', async () => {
+    const wildcard = await startApp({ HOST: '0.0.0.0' });
+    try {
+      expect(await statusWithHostHeader(wildcard.url, 'evil.example')).toBe(403);
+      expect(await statusWithHostHeader(wildcard.url, `localhost:${wildcard.url.port}`)).toBe(200);
+      expect(await statusWithHostHeader(wildcard.url, `127.0.0.1:${wildcard.url.port}`)).toBe(200);
+    } finally {
+      await wildcard.close();
+    }
+  });
+});
+
 describe('2025 sessions behind a load balancer without affinity', () => {
   let sessionId: string;
   const inSession = () => ({ ...JSON_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' });
@@ -178,5 +192,33 @@ describe('session limits', () => {
     const headers = (id: string) => ({ ...JSON_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
     expect((await postRaw(limited.url, call(1, 'echo', { text: 'x' }), headers(ids[0]))).status).toBe(404);
     expect((await postRaw(limited.url, call(1, 'echo', { text: 'x' }), headers(ids[2]))).status).toBe(200);
+  });
+});
+
+describe('per-caller session quota, anonymous sessions evicted first (finding 7)', () => {
+  const ENV = { JWT_SECRET: TEST_JWT_SECRET, MCP_MAX_SESSIONS: '4', MCP_MAX_SESSIONS_PER_CALLER: '3', RATE_LIMIT_ANONYMOUS_REQUESTS: '0', RATE_LIMIT_REQUESTS: '0' };
+  let limited: RunningApp;
+  const inSession = (id: string, party: Record<string, string> = {}) => ({ ...JSON_HEADERS, ...party, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+
+  beforeAll(async () => {
+    limited = await startApp(ENV);
+  });
+
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('answers 429 past the quota of an address, and a flood of anonymous sessions never evicts a user’s', async () => {
+    const [alice, bob] = await Promise.all(['alice', 'bob'].map(async (sub) => bearer(await cliToken(limited, ENV, '--sub', sub))));
+    const aliceSession = (await postRaw(limited.url, initialize, { ...JSON_HEADERS, ...alice! })).headers.get('mcp-session-id')!;
+    const anonymous = [];
+    for (let index = 0; index < 4; index++) anonymous.push(await postRaw(limited.url, initialize));
+    expect(anonymous.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
+    // Bob's session goes beyond MCP_MAX_SESSIONS: the oldest anonymous session makes room, not Alice's.
+    const bobSession = (await postRaw(limited.url, initialize, { ...JSON_HEADERS, ...bob! })).headers.get('mcp-session-id')!;
+    expect((await postRaw(limited.url, call(1, 'echo', { text: 'a' }), inSession(aliceSession, alice))).status).toBe(200);
+    expect((await postRaw(limited.url, call(1, 'echo', { text: 'b' }), inSession(bobSession, bob))).status).toBe(200);
+    const oldestAnonymous = anonymous[0]!.headers.get('mcp-session-id')!;
+    expect((await postRaw(limited.url, call(1, 'echo', { text: 'x' }), inSession(oldestAnonymous))).status).toBe(404);
   });
 });

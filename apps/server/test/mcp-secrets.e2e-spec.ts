@@ -147,3 +147,18 @@ describe('the /api/mcp-secrets endpoint', () => {
     expect((await request('POST', aliceJwt, body)).status).toBe(400);
   });
 });
+
+describe('a deleted user (finding 15)', () => {
+  it('is never trusted from the cache: 401 instead of 500, then re-created under a new id', async () => {
+    const jwt = await cliToken(running, ENV, '--sub', 'deleted-later');
+    expect((await request('POST', jwt, { label: 'before' })).status).toBe(201);
+    const database = running.app.get(DataSource);
+    const [{ id: oldId }] = await database.query(`SELECT id FROM users WHERE subject = 'deleted-later'`);
+    await database.query('DELETE FROM users WHERE id = $1', [oldId]);
+    const refused = await request('POST', jwt, { label: 'after' });
+    expect(refused.status).toBe(401);
+    expect((await request('POST', jwt, { label: 'again' })).status).toBe(201);
+    const [{ id: newId }] = await database.query(`SELECT id FROM users WHERE subject = 'deleted-later'`);
+    expect(newId).not.toBe(oldId);
+  });
+});

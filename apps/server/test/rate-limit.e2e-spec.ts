@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
+import { rawRequest } from './support/raw-http.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -33,9 +34,10 @@ describe('in memory', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
   });
 
-  it('gives each credential its own budget, on /mcp and /api alike', async () => {
+  it('gives each verified credential its own budget, on /mcp and /api alike', async () => {
     const [alice, bob] = await Promise.all(['alice', 'bob'].map((sub) => cliToken(running, ENV, '--sub', sub)));
-    expect(await statuses(running.url, 4, bearer(alice!))).toEqual([200, 200, 200, 200]);
+    // The first request verifies the token, and counts against the address (finding 8).
+    expect(await statuses(running.url, 5, bearer(alice!))).toEqual([200, 200, 200, 200, 200]);
     expect((await fetch(new URL('/api/mcp-secrets', running.url), { headers: bearer(alice!) })).status).toBe(200);
     expect(await statuses(running.url, 1, bearer(alice!))).toEqual([429]);
     expect(await statuses(running.url, 1, bearer(bob!))).toEqual([200]);
@@ -61,8 +63,88 @@ describe('in Redis, shared by instances', () => {
   it('counts a credential once across both', async () => {
     // A subject of its own, so that counters left in Redis by an earlier run do not count.
     const token = await cliToken(first, ENV, '--sub', randomUUID());
+    // Each instance verifies the token once; those first requests count against the address.
+    expect([...(await statuses(first.url, 1, bearer(token))), ...(await statuses(second.url, 1, bearer(token)))]).toEqual([200, 200]);
     expect([...(await statuses(first.url, 3, bearer(token))), ...(await statuses(second.url, 2, bearer(token)))]).toEqual([200, 200, 200, 200, 200]);
     expect(await statuses(first.url, 1, bearer(token))).toEqual([429]);
     expect(await statuses(second.url, 1, bearer(token))).toEqual([429]);
+  });
+});
+
+describe('however the target is spelled (finding 2)', () => {
+  let running: RunningApp;
+  const port = () => running.url.port;
+
+  beforeAll(async () => {
+    running = await startApp(ENV);
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('counts percent-encoded and absolute-form targets against the same anonymous budget', async () => {
+    const spelled = ['/mc%70', '/%6dcp', `http://127.0.0.1:${port()}/mcp`];
+    const seen = [];
+    for (const target of spelled) seen.push((await rawRequest(running.url, target, { headers: JSON_HEADERS, body: echo })).status);
+    expect(seen).toEqual([200, 200, 200]);
+    for (const target of ['/mcp', ...spelled]) expect((await rawRequest(running.url, target, { headers: JSON_HEADERS, body: echo })).status).toBe(429);
+  });
+
+  it('counts /%61pi/mcp-secrets against the credential’s budget', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'spelling');
+    const get = (target: string) => rawRequest(running.url, target, { method: 'GET', headers: bearer(token) }).then((answer) => answer.status);
+    const seen = [];
+    // The first request verifies the token and counts against the address; the next five against the token.
+    for (const target of ['/api/mcp-secrets', '/%61pi/mcp-secrets', '/api/mcp-secret%73', '/%61pi/mcp-secrets', `http://127.0.0.1:${port()}/api/mcp-secrets`, '/api/mcp-secrets']) seen.push(await get(target));
+    expect(seen).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(await get('/%61pi/mcp-secrets')).toBe(429);
+  });
+});
+
+describe('made-up credentials (finding 8)', () => {
+  let running: RunningApp;
+
+  beforeAll(async () => {
+    running = await startApp(ENV);
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('counts invented credentials against their address, not each on a fresh budget', async () => {
+    const seen = [];
+    for (let index = 0; index < 5; index++) seen.push((await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer(`mrb_sk_made-up-${index}-${randomUUID()}`) })).status);
+    expect(seen).toEqual([401, 401, 401, 429, 429]);
+    // Anonymous requests keep a budget of their own.
+    expect(await statuses(running.url, 1)).toEqual([200]);
+  });
+});
+
+describe('secrets per user (finding 8)', () => {
+  let running: RunningApp;
+
+  beforeAll(async () => {
+    running = await startApp({ ...ENV, MCP_SECRETS_MAX_PER_USER: '2' });
+  });
+
+  afterAll(async () => {
+    await running.close();
+  });
+
+  it('caps the live secrets of a user (MCP_SECRETS_MAX_PER_USER), counting neither revoked nor expired ones', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'collector');
+    const create = (body: object) =>
+      fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const first = await create({ label: 'one' });
+    expect(first.status).toBe(201);
+    expect((await create({ label: 'two' })).status).toBe(201);
+    const refused = await create({ label: 'three' });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).message).toContain('At most 2 live MCP secrets');
+    const { id } = (await first.json()) as { id: string };
+    expect((await fetch(new URL(`/api/mcp-secrets/${id}`, running.url), { method: 'DELETE', headers: bearer(token) })).status).toBe(204);
+    expect((await create({ label: 'three' })).status).toBe(201);
   });
 });

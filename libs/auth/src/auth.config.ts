@@ -1,4 +1,4 @@
-import { ConfigError, defineConfigSection, int, isLoopback, list, optionalStr, parseUrl, str } from '@app/common';
+import { ConfigError, defineConfigSection, duration, int, isLoopback, list, optionalStr, parseUrl, str } from '@app/common';
 import type { AuthModuleOptions } from './auth.options.js';
 
 const httpUrl = (raw: string | undefined, key: string): string | undefined => {
@@ -16,6 +16,8 @@ export const authConfig = defineConfigSection({
     JWT_ISSUER: optionalStr(),
     JWT_AUDIENCE: list(),
     JWT_ROLES_CLAIM: str('roles', { pattern: /^\S+$/, expected: 'a claim name' }),
+    /** The oldest a token may be (from its `iat`, which becomes required); 0 for no limit. */
+    JWT_MAX_AGE: duration(24 * 3600, { minSeconds: 0, maxSeconds: 366 * 24 * 3600 }),
     ADMIN_EMAILS: list([], { item: /^[^@\s]+@[^@\s]+$/, expected: 'e-mail addresses' }),
     OAUTH_ISSUER: optionalStr(),
     // Never echoed: the URL may carry a password.
@@ -23,6 +25,7 @@ export const authConfig = defineConfigSection({
     RATE_LIMIT_REQUESTS: int(600, { min: 0, max: 1_000_000 }),
     RATE_LIMIT_ANONYMOUS_REQUESTS: int(300, { min: 0, max: 1_000_000 }),
     RATE_LIMIT_WINDOW_SECONDS: int(60, { min: 1, max: 24 * 3600 }),
+    MCP_SECRETS_MAX_PER_USER: int(20, { min: 1, max: 10_000 }),
   },
   validate: (values, env) => {
     const jwksUrl = httpUrl(values.JWKS_URL, 'JWKS_URL');
@@ -33,6 +36,11 @@ export const authConfig = defineConfigSection({
     if (values.JWT_SECRET && jwksUrl) throw new ConfigError('JWKS_URL', 'set either JWT_SECRET (HS256) or JWKS_URL (RS256/ES256), not both');
     if (env.NODE_ENV === 'production' && !values.JWT_SECRET && !jwksUrl) throw new ConfigError('JWT_SECRET', 'required when NODE_ENV=production (or set JWKS_URL)');
     httpUrl(values.OAUTH_ISSUER, 'OAUTH_ISSUER');
+    // A key set is often shared (Google, multi-tenant Entra ID, one Keycloak realm for many clients):
+    // without both checks, anyone with an account there would get in (MCP authorization spec: the
+    // server must check that a token was issued for it).
+    if (jwksUrl && !values.JWT_ISSUER) throw new ConfigError('JWT_ISSUER', 'required with JWKS_URL: the issuer whose tokens this server accepts');
+    if (jwksUrl && !values.JWT_AUDIENCE.length) throw new ConfigError('JWT_AUDIENCE', 'required with JWKS_URL: the audience the identity provider puts in tokens for this server');
   },
   // The auth lib still reads these under their env names; the app adds PUBLIC_BASE_URL and DATA_DIR.
   toOptions: (values): Omit<AuthModuleOptions, 'PUBLIC_BASE_URL' | 'DATA_DIR'> => ({
@@ -41,11 +49,13 @@ export const authConfig = defineConfigSection({
     JWT_ISSUER: values.JWT_ISSUER,
     JWT_AUDIENCE: values.JWT_AUDIENCE.length ? values.JWT_AUDIENCE : undefined,
     JWT_ROLES_CLAIM: values.JWT_ROLES_CLAIM,
+    JWT_MAX_AGE_SECONDS: values.JWT_MAX_AGE,
     ADMIN_EMAILS: values.ADMIN_EMAILS.map((email) => email.toLowerCase()),
     OAUTH_ISSUER: values.OAUTH_ISSUER ?? values.JWT_ISSUER,
     REDIS_URL: values.REDIS_URL,
     RATE_LIMIT_REQUESTS: values.RATE_LIMIT_REQUESTS,
     RATE_LIMIT_ANONYMOUS_REQUESTS: values.RATE_LIMIT_ANONYMOUS_REQUESTS,
     RATE_LIMIT_WINDOW_SECONDS: values.RATE_LIMIT_WINDOW_SECONDS,
+    MCP_SECRETS_MAX_PER_USER: values.MCP_SECRETS_MAX_PER_USER,
   }),
 });

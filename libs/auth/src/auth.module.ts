@@ -21,6 +21,7 @@ import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { AuthCallerResolver } from './mcp-caller.resolver.js';
 import { CreateAuthTables1796083200000 } from './migrations/1796083200000-create-auth-tables.js';
 import { AddUserStatusAndAdminAudit1796095203000 } from './migrations/1796095203000-add-user-status-and-admin-audit.js';
+import { StoreEmailVerification1796169600000 } from './migrations/1796169600000-store-email-verification.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
@@ -59,7 +60,7 @@ export class AuthModule {
         DiscoveryModule,
         DatabaseModule.forFeature({
           entities: [UserEntity, McpSecretEntity, ToolCallEntity, AdminAuditEntity],
-          migrations: [CreateAuthTables1796083200000, AddUserStatusAndAdminAudit1796095203000],
+          migrations: [CreateAuthTables1796083200000, AddUserStatusAndAdminAudit1796095203000, StoreEmailVerification1796169600000],
         }),
         passportModule,
       ],

@@ -12,6 +12,11 @@ export interface AuthModuleOptions {
   JWT_ISSUER?: string;
   /** Accepted `aud` values (any one must match), when set. */
   JWT_AUDIENCE?: string[];
+  /**
+   * Oldest token accepted, counted from its `iat` (which is then required); 0 switches the check
+   * off. A token issued in the future is refused either way.
+   */
+  JWT_MAX_AGE_SECONDS: number;
   /** Claim listing the caller's roles, a dotted path for nested claims (e.g. `realm_access.roles`). */
   JWT_ROLES_CLAIM: string;
   /** E-mail addresses (lower-cased) whose owners are admins whatever their token says. */
@@ -25,6 +30,8 @@ export interface AuthModuleOptions {
   /** Requests per window per client IP address without a credential; 0 switches the limit off. */
   RATE_LIMIT_ANONYMOUS_REQUESTS: number;
   RATE_LIMIT_WINDOW_SECONDS: number;
+  /** Most live (neither revoked nor expired) MCP secrets one user may hold. */
+  MCP_SECRETS_MAX_PER_USER: number;
 }
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');

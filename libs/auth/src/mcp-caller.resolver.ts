@@ -6,7 +6,10 @@ import { AccountStatus } from './accounts/account-status.js';
 import { presentedCredential } from './credentials.js';
 import { STRATEGY_NAMES, type StrategyNames } from './strategies.js';
 
-/** A client's own session id is kept when it looks like one; anything else is ignored rather than echoed to tools. */
+/**
+ * A client's own session id is kept when it looks like one; anything else is ignored rather than
+ * echoed to tools. `X-Session-Id` is the client's word only: it proves nothing (see `UserInfo.sessionId`).
+ */
 const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
 
 /**

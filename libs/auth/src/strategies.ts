@@ -5,8 +5,9 @@ import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED } from '@app/common';
 import type { UserInfo } from '@app/mcp';
-import { presentedCredential, type PresentedCredential } from './credentials.js';
+import { credentialKey, presentedCredential, type PresentedCredential } from './credentials.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
+import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
 import { UsersService } from './users.service.js';
 
@@ -39,13 +40,13 @@ function registerAs(strategy: Strategy, shared: string, own: string): void {
   passport.use(own, strategy);
 }
 
-function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']): string {
+function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']): PresentedCredential {
   const credential = presentedCredential(request);
   if (!credential) throw new UnauthorizedException(AUTHENTICATION_REQUIRED);
   if (credential.kind !== kind) {
     throw new UnauthorizedException(kind === 'jwt' ? 'This endpoint takes a JWT, not an MCP secret' : 'Expected an MCP secret');
   }
-  return credential.token;
+  return credential;
 }
 
 /** A bearer JWT: verified by `JwtVerifier`, then the user is found or created. */
@@ -54,6 +55,7 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
   constructor(
     private readonly verifier: JwtVerifier,
     private readonly users: UsersService,
+    private readonly limiter: RequestRateLimiter,
     @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
   ) {
     super();
@@ -62,7 +64,10 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
 
   /** passport-custom hands the request over as Express types it; here it is Fastify's. */
   async validate(request: FastifyRequest): Promise<UserInfo> {
-    return this.users.callerFromToken(await this.verifier.verify(credentialOf(request, 'jwt')));
+    const credential = credentialOf(request, 'jwt');
+    const caller = await this.users.callerFromToken(await this.verifier.verify(credential.token));
+    this.limiter.markVerified(credentialKey(credential));
+    return caller;
   }
 
   onModuleDestroy(): void {
@@ -76,6 +81,7 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
   constructor(
     private readonly secrets: McpSecretsService,
     private readonly users: UsersService,
+    private readonly limiter: RequestRateLimiter,
     @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
   ) {
     super();
@@ -83,8 +89,10 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
   }
 
   async validate(request: FastifyRequest): Promise<UserInfo> {
-    const { user, agent } = await this.secrets.holder(credentialOf(request, 'secret'));
+    const credential = credentialOf(request, 'secret');
+    const { user, agent } = await this.secrets.holder(credential.token);
     const caller = this.users.callerFromUser(user);
+    this.limiter.markVerified(credentialKey(credential));
     return agent ? { ...caller, agent } : caller;
   }
 

@@ -10,12 +10,18 @@ export const ADMIN_ROLE = 'admin';
 
 /** Enough distinct token holders for any one instance; beyond it the oldest entries go. */
 const KNOWN_USERS_LIMIT = 10_000;
+/**
+ * How long a user id is trusted without asking the database: a row deleted behind this process's
+ * back (by another instance, or by hand) is noticed within this time, or at once by a write that
+ * needs the row (`forget`).
+ */
+const KNOWN_USER_TTL_MS = 60_000;
 
 /** Turns verified credentials into callers, creating each user on their first valid token. */
 @Injectable()
 export class UsersService {
-  /** (issuer, subject, email, name) → user id: a repeat token costs no database write. */
-  private readonly known = new Map<string, string>();
+  /** (issuer, subject, email, name) → user id and when it was confirmed: a repeat token costs no database write. */
+  private readonly known = new Map<string, { id: string; confirmedAt: number }>();
   private readonly adminEmails: Set<string>;
 
   constructor(
@@ -31,39 +37,41 @@ export class UsersService {
     return caller(userId, identity.email, identity.name, admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles, identity.agent);
   }
 
-  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`. */
+  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`, with an address a token verified. */
   callerFromUser(user: UserEntity): UserInfo {
-    return caller(user.id, user.email ?? undefined, user.name ?? undefined, this.isAdminEmail(user.email) ? [ADMIN_ROLE] : []);
-  }
-
-  /** Drops what is remembered of an erased user, so their next token makes a new user. */
-  forget(userId: string): void {
-    for (const [key, id] of this.known) if (id === userId) this.known.delete(key);
+    const admin = user.emailVerified && this.isAdminEmail(user.email);
+    return caller(user.id, user.email ?? undefined, user.name ?? undefined, admin ? [ADMIN_ROLE] : []);
   }
 
   private isAdminEmail(email: string | null | undefined): boolean {
     return !!email && this.adminEmails.has(email.toLowerCase());
   }
 
-  /** Upserts by (issuer, subject); email and name follow the latest token that carries them. */
-  private async idFor({ issuer, subject, email, name }: TokenIdentity): Promise<string> {
-    const key = JSON.stringify([issuer, subject, email ?? null, name ?? null]);
+  /** Upserts by (issuer, subject); email (with whether it was verified) and name follow the latest token that carries them. */
+  private async idFor({ issuer, subject, email, emailVerified, name }: TokenIdentity): Promise<string> {
+    const key = JSON.stringify([issuer, subject, email ?? null, email ? emailVerified : null, name ?? null]);
     const cached = this.known.get(key);
-    if (cached) return cached;
-    const updated = [...(email ? ['email'] : []), ...(name ? ['name'] : []), 'updated_at'];
+    if (cached && Date.now() - cached.confirmedAt < KNOWN_USER_TTL_MS) return cached.id;
+    const updated = [...(email ? ['email', 'email_verified'] : []), ...(name ? ['name'] : []), 'updated_at'];
     const result = await this.users
       .createQueryBuilder()
       .insert()
       .into(UserEntity)
-      .values({ issuer, subject, ...(email ? { email } : {}), ...(name ? { name } : {}), updatedAt: () => 'now()' })
+      .values({ issuer, subject, ...(email ? { email, emailVerified } : {}), ...(name ? { name } : {}), updatedAt: () => 'now()' })
       // Two first requests of one user at once: the second updates the row the first inserted.
       .orUpdate(updated, ['issuer', 'subject'])
       .returning('id')
       .execute();
     const id = (result.raw as { id: string }[])[0]!.id;
+    this.known.delete(key);
     if (this.known.size >= KNOWN_USERS_LIMIT) this.known.delete(this.known.keys().next().value!);
-    this.known.set(key, id);
+    this.known.set(key, { id, confirmedAt: Date.now() });
     return id;
+  }
+
+  /** Stops trusting a user id whose row is gone (erased, or found missing): the next token re-creates the user. */
+  forget(userId: string): void {
+    for (const [key, entry] of this.known) if (entry.id === userId) this.known.delete(key);
   }
 }
 

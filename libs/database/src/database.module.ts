@@ -27,6 +27,11 @@ const embeddedDir = (dataDir: string) => join(resolve(dataDir), 'pg');
 class NestTypeOrmLogger extends AbstractLogger {
   private readonly logger = new Logger('Database');
 
+  /** A slow query is noted with its duration and SQL, never its parameters: those are people's data. */
+  override logQuerySlow(time: number, query: string): void {
+    this.logger.warn(`Slow query (${time} ms): ${query}`);
+  }
+
   protected writeLog(level: LogLevel, message: LogMessage | string | number | (LogMessage | string | number)[]): void {
     for (const { message: text } of this.prepareLogMessages(message)) {
       if (level === 'warn') this.logger.warn(String(text));

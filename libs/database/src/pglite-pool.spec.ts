@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -87,5 +87,18 @@ describe('the embedded database behind TypeORM', () => {
     await db.destroy();
     db = await embedded('main').initialize();
     expect(await db.query('SELECT count(*)::int AS count FROM note')).toEqual([{ count: 4 }]);
+  });
+});
+
+describe('the embedded database on disk (finding 12)', () => {
+  it('is readable by the server’s user alone: directories 0700, files 0600', async () => {
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect(mode(root)).toBe(0o700);
+    const dataDir = join(root, 'main');
+    expect(mode(dataDir)).toBe(0o700);
+    const wider = readdirSync(dataDir, { recursive: true, withFileTypes: true })
+      .map((entry) => join(entry.parentPath, entry.name))
+      .filter((path) => mode(path) !== (statSync(path).isDirectory() ? 0o700 : 0o600));
+    expect(wider).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
@@ -135,7 +135,7 @@ export class PGlitePool extends EventEmitter {
 
   constructor(options: PGlitePoolOptions) {
     super();
-    mkdirSync(options.dataDir, { recursive: true });
+    restrictToOwner(options.dataDir);
     useLeanWasmCompilation();
     this.opened = createDatabaseIfMissing(options.dataDir).then(async () => {
       const db = new PGlite({
@@ -153,6 +153,8 @@ export class PGlitePool extends EventEmitter {
     // A failure reaches whoever connects; it must not also surface as an unhandled rejection.
     this.opened.catch(() => undefined);
     this.timeoutMs = options.connectionTimeoutMillis ?? 0;
+    // PGlite writes with the process umask (usually 0644): its files are narrowed once it has made them.
+    this.opened.then(() => restrictFilesToOwner(options.dataDir), () => undefined);
   }
 
   connect(callback: ConnectCallback): void {
@@ -176,8 +178,33 @@ export class PGlitePool extends EventEmitter {
   }
 
   end(callback?: (error?: Error) => void): void {
-    const closed = this.opened.then(({ db }) => (db.closed ? undefined : db.close()));
+    const closed = this.opened.then(async ({ db }) => {
+      if (!db.closed) await db.close();
+      restrictFilesToOwner(db.dataDir!);
+    });
     closed.then(() => callback?.(), (error: Error) => callback?.(error));
+  }
+}
+
+/**
+ * The database holds people's data: the data directory and its `pg/` are readable by the server's
+ * user alone (0700; PostgreSQL itself refuses a data directory wider than 0750).
+ */
+function restrictToOwner(dataDir: string): void {
+  for (const dir of [dirname(dataDir), dataDir]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
+  }
+}
+
+/** Directories 0700 and files 0600 under `dir`. */
+function restrictFilesToOwner(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      chmodSync(path, 0o700);
+      restrictFilesToOwner(path);
+    } else if (entry.isFile()) chmodSync(path, 0o600);
   }
 }
 

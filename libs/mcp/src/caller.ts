@@ -28,6 +28,18 @@ export function toAuthInfo(caller: UserInfo | undefined, context: { agent?: stri
   return { token: '', clientId: caller?.userId ?? '', scopes: [], extra };
 }
 
+/** The caller key of every request without a credential. */
+export const ANONYMOUS_CALLER = 'anonymous';
+
+/**
+ * Who a request comes from, as exchanges and sessions are bound to it: the user id, or
+ * `ANONYMOUS_CALLER`. Only another request with the same key may touch what this one opened.
+ */
+export function callerKey(authInfo: AuthInfo | undefined): string {
+  const caller = callerFromAuthInfo(authInfo);
+  return caller ? `user:${caller.userId}` : ANONYMOUS_CALLER;
+}
+
 export function callerFromAuthInfo(authInfo: AuthInfo | undefined): UserInfo | undefined {
   return authInfo?.extra?.caller as UserInfo | undefined;
 }

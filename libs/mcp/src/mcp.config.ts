@@ -1,4 +1,4 @@
-import { bool, defineConfigSection, int, isLoopback, list } from '@app/common';
+import { bool, defineConfigSection, int, isLoopback, list, parseUrl } from '@app/common';
 import type { McpModuleSettings } from './mcp.module.js';
 import { agentToolListsFrom } from './visibility/tool-visibility.js';
 
@@ -11,20 +11,40 @@ export const mcpConfig = defineConfigSection({
   keys: {
     MCP_SESSION_IDLE_SECONDS: int(1800, { min: 1, max: 7 * 24 * 3600 }),
     MCP_MAX_SESSIONS: int(10_000, { min: 1, max: 1_000_000 }),
+    /** Most live sessions per user, or per client address without a credential. */
+    MCP_MAX_SESSIONS_PER_CALLER: int(100, { min: 1, max: 1_000_000 }),
+    /** A session id's lifetime, signed into it. */
+    MCP_SESSION_MAX_AGE_SECONDS: int(24 * 3600, { min: 60, max: 30 * 24 * 3600 }),
     MCP_ALLOWED_HOSTS: list(),
     /** Serve session-less tools/call, tools/list and ping without the SDK's Protocol (proven equal by a differential test); false for the SDK path only. */
     MCP_FAST_LANE: bool(true),
   },
   toOptions: (values, env): Omit<McpModuleSettings, 'serverInfo'> => {
     const listed = env.MCP_ALLOWED_HOSTS ? values.MCP_ALLOWED_HOSTS : undefined;
-    // Unset: the loopback names when bound to loopback (the SDK's default), else no check.
-    const allowedHostnames = listed ?? (isLoopback(env.HOST || '127.0.0.1') ? undefined : []);
+    const allowedHostnames = listed ?? defaultAllowedHosts(env.HOST || '127.0.0.1', env.PUBLIC_BASE_URL);
     return {
       sessionIdleMs: values.MCP_SESSION_IDLE_SECONDS * 1000,
       maxSessions: values.MCP_MAX_SESSIONS,
+      maxSessionsPerCaller: values.MCP_MAX_SESSIONS_PER_CALLER,
+      sessionMaxAgeMs: values.MCP_SESSION_MAX_AGE_SECONDS * 1000,
       fastLane: values.MCP_FAST_LANE,
       ...(allowedHostnames ? { allowedHostnames } : {}),
       agentTools: agentToolListsFrom(env),
     };
   },
 });
+
+const LOOPBACK_HOST_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/**
+ * Host names accepted in Host/Origin (DNS-rebinding protection) when `MCP_ALLOWED_HOSTS` is unset:
+ * `undefined` (the SDK's loopback names) on a loopback bind; on a wildcard bind (0.0.0.0, ::), which
+ * serves loopback too, those plus PUBLIC_BASE_URL's host name; `[]` (no check) only on a bind to
+ * one specific non-loopback address.
+ */
+function defaultAllowedHosts(host: string, publicBaseUrl: string | undefined): string[] | undefined {
+  if (isLoopback(host)) return undefined;
+  if (host !== '0.0.0.0' && host !== '::') return [];
+  const publicHost = publicBaseUrl ? parseUrl(publicBaseUrl)?.hostname : undefined;
+  return [...new Set([...LOOPBACK_HOST_NAMES, ...(publicHost ? [publicHost] : [])])];
+}

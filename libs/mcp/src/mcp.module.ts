@@ -25,6 +25,8 @@ export function resolveMcpOptions(settings: McpModuleSettings): McpModuleOptions
     sessionIdleMs: 30 * 60 * 1000,
     maxSessions: 10_000,
     fastLane: true,
+    maxSessionsPerCaller: 100,
+    sessionMaxAgeMs: 24 * 60 * 60 * 1000,
     ...settings,
   };
 }

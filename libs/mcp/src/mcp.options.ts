@@ -8,8 +8,12 @@ export interface McpModuleOptions {
   allowedHostnames: string[];
   /** Idle time after which a 2025 session is closed. */
   sessionIdleMs: number;
-  /** Most 2025 sessions kept at once; the least recently used is closed beyond it. */
+  /** Most 2025 sessions kept at once; beyond it the least recently used anonymous one is closed, else the least recently used. */
   maxSessions: number;
+  /** Most live sessions one user, or one client address without a credential, may hold; `initialize` beyond it answers 429. */
+  maxSessionsPerCaller: number;
+  /** Lifetime of a session id, signed into it: past it the id is refused on every instance. */
+  sessionMaxAgeMs: number;
   /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in. */
   resourceMetadataUrl?: string;
   /** Serves session-less `tools/call`, `tools/list` and `ping` without the SDK's `Protocol` (see `FastLane`); false sends everything through the SDK. */

@@ -21,6 +21,11 @@ export class ProbeService {
     return ok({ sum: a + b });
   }
 
+  @McpTool({ description: 'Tells the caller their own roles.' })
+  myRoles(@CurrentUser() user: UserInfo) {
+    return ok({ roles: [...(user.roles ?? [])] });
+  }
+
   @McpTool({ description: 'Tells the caller their own e-mail address.' })
   myEmail(@CurrentUser() user: UserInfo) {
     return ok({ email: user.email });

@@ -17,6 +17,10 @@ export class UserEntity {
   @Column('text', { nullable: true })
   email: string | null;
 
+  /** True only when the token that stored `email` said `email_verified: true`. */
+  @Column('boolean', { name: 'email_verified', default: false })
+  emailVerified: boolean;
+
   @Column('text', { nullable: true })
   name: string | null;
 

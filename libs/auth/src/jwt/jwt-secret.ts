@@ -28,7 +28,7 @@ function generatedSecret(dataDir: string): string {
 }
 
 function publishNewSecret(dataDir: string, path: string): void {
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   // Written aside, then linked into place: linking fails when the file exists, so of two processes
   // starting at once one publishes its secret whole and both read that one.
   const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;

@@ -11,7 +11,7 @@ const sign = (claims: Record<string, unknown>, expiresIn: string | number = '5m'
 
 describe('JwtVerifier', () => {
   it('reads subject, email, name and roles; a token without iss counts as local', async () => {
-    const identity = await verifier().verify(await sign({ email: 's@example.com', name: 'Sam', roles: ['admin', 7] }));
+    const identity = await verifier().verify(await sign({ email: 's@example.com', email_verified: true, name: 'Sam', roles: ['admin', 7] }));
     expect(identity).toEqual({ issuer: LOCAL_ISSUER, subject: 'sam', email: 's@example.com', emailVerified: true, name: 'Sam', roles: ['admin'] });
   });
 
@@ -21,8 +21,24 @@ describe('JwtVerifier', () => {
     expect((await verifier('https://example.com/roles').verify(await sign({ 'https://example.com/roles': ['admin'] }))).roles).toEqual(['admin']);
   });
 
-  it('notes an e-mail address the issuer says is unverified', async () => {
-    expect((await verifier().verify(await sign({ email: 's@example.com', email_verified: false }))).emailVerified).toBe(false);
+  it('counts an e-mail address as verified only when the token says email_verified: true (finding 3)', async () => {
+    const verified = async (claims: Record<string, unknown>) => (await verifier().verify(await sign({ email: 's@example.com', ...claims }))).emailVerified;
+    expect(await verified({ email_verified: true })).toBe(true);
+    for (const unverified of [{ email_verified: false }, {}, { email_verified: 'false' }, { email_verified: 'true' }, { email_verified: 1 }]) {
+      expect(await verified(unverified)).toBe(false);
+    }
+  });
+
+  it('bounds a token’s age by JWT_MAX_AGE, requiring iat, and refuses a future iat (finding 14)', async () => {
+    const bounded = new JwtVerifier({ mode: 'hs256', secret, generated: false }, { JWT_ROLES_CLAIM: 'roles', JWT_MAX_AGE_SECONDS: 24 * 3600 });
+    const now = Math.floor(Date.now() / 1000);
+    const signed = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').setExpirationTime(now + 100 * 365 * 86_400).sign(secret);
+    expect((await bounded.verify(await signed({ iat: now }))).subject).toBe('sam');
+    await expect(bounded.verify(await signed({}))).rejects.toThrow(UnauthorizedException);
+    await expect(bounded.verify(await signed({ iat: now - 2 * 86_400 }))).rejects.toThrow(UnauthorizedException);
+    await expect(bounded.verify(await signed({ iat: now + 365 * 86_400 }))).rejects.toThrow(UnauthorizedException);
+    // Without a maximum age a future iat is still refused.
+    await expect(verifier().verify(await signed({ iat: now + 365 * 86_400 }))).rejects.toThrow(UnauthorizedException);
   });
 
   it('requires exp', async () => {

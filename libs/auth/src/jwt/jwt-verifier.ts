@@ -1,4 +1,4 @@
-import { Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LOCAL_ISSUER, type AuthModuleOptions } from '../auth.options.js';
 import type { JwtKeySource } from './jwt-secret.js';
@@ -11,7 +11,7 @@ export interface TokenIdentity {
   issuer: string;
   subject: string;
   email?: string;
-  /** False only when the token says `email_verified: false`; such an address grants no admin role. */
+  /** True only when the token says `email_verified: true` (the boolean); an unverified address grants no admin role. */
   emailVerified: boolean;
   name?: string;
   roles: string[];
@@ -19,7 +19,7 @@ export interface TokenIdentity {
   agent?: string;
 }
 
-type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'>;
+type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'> & Partial<Pick<AuthModuleOptions, 'JWT_MAX_AGE_SECONDS'>>;
 
 /**
  * Checks bearer JWTs with `jose`: signature, `exp` and `nbf` (with clock skew), and `iss`/`aud`
@@ -55,6 +55,8 @@ export class JwtVerifier {
         algorithms: this.algorithms,
         clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ['sub', 'exp'],
+        // Bounds a token's life however far ahead its `exp` lies; jose then requires `iat` and refuses one in the future.
+        ...(this.options.JWT_MAX_AGE_SECONDS ? { maxTokenAge: this.options.JWT_MAX_AGE_SECONDS } : {}),
         ...(this.options.JWT_ISSUER ? { issuer: this.options.JWT_ISSUER } : {}),
         ...(this.options.JWT_AUDIENCE?.length ? { audience: this.options.JWT_AUDIENCE } : {}),
       }));
@@ -62,11 +64,15 @@ export class JwtVerifier {
       throw this.refusal(error);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedException('Invalid token: "sub" must be a non-empty string');
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new UnauthorizedException('Invalid token: "iat" lies in the future');
+    // PostgreSQL text cannot hold NUL: refused here, by name, rather than failing in the database.
+    const withNul = (['sub', 'email', 'name'] as const).find((claim) => typeof payload[claim] === 'string' && (payload[claim] as string).includes('\u0000'));
+    if (withNul) throw new BadRequestException(`Invalid token: "${withNul}" must not contain a NUL character`);
     return {
       issuer: payload.iss ?? LOCAL_ISSUER,
       subject: payload.sub,
       email: typeof payload.email === 'string' ? payload.email : undefined,
-      emailVerified: payload.email_verified !== false,
+      emailVerified: payload.email_verified === true,
       name: typeof payload.name === 'string' ? payload.name : undefined,
       roles: rolesFrom(claimAt(payload, this.options.JWT_ROLES_CLAIM)),
       ...(typeof payload.agent === 'string' && payload.agent !== '' ? { agent: payload.agent } : {}),

@@ -13,7 +13,9 @@ export interface TokenRequest {
 
 const TTL = /^[1-9]\d*[smhd]$/;
 
-type SigningOptions = Pick<AuthModuleOptions, 'JWT_SECRET' | 'JWKS_URL' | 'DATA_DIR' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'>;
+type SigningOptions = Pick<AuthModuleOptions, 'JWT_SECRET' | 'JWKS_URL' | 'DATA_DIR' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'> &
+  Partial<Pick<AuthModuleOptions, 'JWT_MAX_AGE_SECONDS'>>;
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
 /**
  * An HS256 token the server accepts, for operators and tests. In JWKS mode only the identity
@@ -24,8 +26,13 @@ export async function signToken(options: SigningOptions, request: TokenRequest):
   if (source.mode !== 'hs256') throw new Error('JWKS_URL is set: tokens come from the identity provider, this server cannot sign them');
   if (!request.subject) throw new Error('a subject is required');
   if (!TTL.test(request.ttl)) throw new Error(`ttl "${request.ttl}": expected a number followed by s, m, h or d, e.g. 1h`);
+  const ttlSeconds = Number(request.ttl.slice(0, -1)) * UNIT_SECONDS[request.ttl.slice(-1) as keyof typeof UNIT_SECONDS];
+  const maxAge = options.JWT_MAX_AGE_SECONDS;
+  // The server would refuse the token before it expires: a longer ttl would only mislead.
+  if (maxAge && ttlSeconds > maxAge) throw new Error(`ttl "${request.ttl}" exceeds JWT_MAX_AGE (${maxAge} s)`);
   const claims: Record<string, unknown> = {};
-  if (request.email) claims.email = request.email;
+  // The operator who signs vouches for the address, as an identity provider that verified it would.
+  if (request.email) Object.assign(claims, { email: request.email, email_verified: true });
   if (request.name) claims.name = request.name;
   if (request.admin) Object.assign(claims, nestedClaim(options.JWT_ROLES_CLAIM, ['admin']));
   const jwt = new SignJWT(claims)

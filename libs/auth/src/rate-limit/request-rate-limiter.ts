@@ -5,6 +5,12 @@ import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 
 export type RateLimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 
+/** Who a request is counted against: a verified credential, an address without one, or an address presenting one not yet verified. */
+export type RateLimitBudget = 'credential' | 'anonymous' | 'unverified';
+
+/** Enough verified credentials for any one instance; beyond it the oldest are forgotten (and verified again). */
+const VERIFIED_CREDENTIALS_LIMIT = 10_000;
+
 /**
  * Counts requests per key in fixed windows, with `rate-limiter-flexible`: in memory by default,
  * in Redis when `REDIS_URL` is set so that every instance counts against one budget (an atomic
@@ -18,17 +24,22 @@ export class RequestRateLimiter implements OnApplicationShutdown {
   private readonly redis?: Redis;
   private readonly perCredential?: RateLimiterAbstract;
   private readonly anonymous?: RateLimiterAbstract;
+  private readonly unverified?: RateLimiterAbstract;
+  /** Keys (`credentialKey`) of credentials this instance has seen pass verification. */
+  private readonly verified = new Set<string>();
 
   constructor(@Inject(AUTH_OPTIONS) options: AuthModuleOptions) {
     if (options.REDIS_URL) this.redis = this.connect(options.REDIS_URL);
     const duration = options.RATE_LIMIT_WINDOW_SECONDS;
     this.perCredential = this.limiter('credential', options.RATE_LIMIT_REQUESTS, duration);
     this.anonymous = this.limiter('anonymous', options.RATE_LIMIT_ANONYMOUS_REQUESTS, duration);
+    // Made-up credentials cost a lookup each: they count per address, never on a budget of their own.
+    this.unverified = this.limiter('unverified', options.RATE_LIMIT_ANONYMOUS_REQUESTS, duration);
   }
 
-  /** Counts one request under `key`. */
-  async consume(key: string, anonymous: boolean): Promise<RateLimitVerdict> {
-    const limiter = anonymous ? this.anonymous : this.perCredential;
+  /** Counts one request under `key` in `budget`. */
+  async consume(key: string, budget: RateLimitBudget): Promise<RateLimitVerdict> {
+    const limiter = budget === 'credential' ? this.perCredential : budget === 'anonymous' ? this.anonymous : this.unverified;
     if (!limiter) return { allowed: true };
     try {
       await limiter.consume(key);
@@ -37,6 +48,17 @@ export class RequestRateLimiter implements OnApplicationShutdown {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
     }
+  }
+
+  /** Called once a credential passed verification: its requests count on its own budget from now on. */
+  markVerified(credentialKey: string): void {
+    if (this.verified.has(credentialKey)) return;
+    if (this.verified.size >= VERIFIED_CREDENTIALS_LIMIT) this.verified.delete(this.verified.values().next().value!);
+    this.verified.add(credentialKey);
+  }
+
+  isVerified(credentialKey: string): boolean {
+    return this.verified.has(credentialKey);
   }
 
   async onApplicationShutdown(): Promise<void> {

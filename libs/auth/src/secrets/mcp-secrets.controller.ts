@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_PAGE_SIZE, NotFoundError, PageQueryDto, type UserInfo } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
@@ -20,8 +20,9 @@ export class McpSecretsController {
     @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
   ) {}
 
-  /** The secret is in this answer and nowhere else, ever. */
+  /** The secret is in this answer and nowhere else, ever: no cache on the way may keep a copy. */
   @Post()
+  @Header('cache-control', 'no-store')
   @ApiCreatedResponse({ type: CreatedSecretDto })
   async create(@CurrentCaller() caller: UserInfo, @Body() body: NewSecretDto): Promise<CreatedSecretDto> {
     const { id, secret } = await this.secrets.create(caller.userId, {

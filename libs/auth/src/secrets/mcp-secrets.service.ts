@@ -1,10 +1,15 @@
-import { Injectable, UnauthorizedException } from '@nestjs/common';
+import { ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, type Repository } from 'typeorm';
+import { IsNull, MoreThan, QueryFailedError, type Repository } from 'typeorm';
 import { BackgroundWrites, decodeCursor, InvalidInputError, toPage, type Page } from '@app/common';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
 import type { UserEntity } from '../entities/user.entity.js';
+import { UsersService } from '../users.service.js';
+
+/** PostgreSQL's foreign_key_violation: here, the user row the secret would belong to is gone. */
+const FOREIGN_KEY_VIOLATION = '23503';
 
 export interface NewSecret {
   label: string;
@@ -30,14 +35,32 @@ export class McpSecretsService {
   constructor(
     @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
     private readonly background: BackgroundWrites,
+    private readonly users: UsersService,
+    @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'MCP_SECRETS_MAX_PER_USER'>,
   ) {}
 
+  /** 409 once the user holds `MCP_SECRETS_MAX_PER_USER` live secrets: one must be revoked (or expire) first. */
   async create(userId: string, request: NewSecret): Promise<{ id: string; secret: string }> {
+    const live = await this.secrets.count({
+      where: [
+        { userId, revokedAt: IsNull(), expiresAt: IsNull() },
+        { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
+      ],
+    });
+    const max = this.options.MCP_SECRETS_MAX_PER_USER;
+    if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
     const secret = generateSecret();
-    const saved = await this.secrets.save(
-      this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
-    );
-    return { id: saved.id, secret };
+    try {
+      const saved = await this.secrets.save(
+        this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
+      );
+      return { id: saved.id, secret };
+    } catch (error) {
+      if (!(error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === FOREIGN_KEY_VIOLATION)) throw error;
+      // The user was deleted while this process still knew their id.
+      this.users.forget(userId);
+      throw new UnauthorizedException('Your user record no longer exists: send your token again to have it re-created');
+    }
   }
 
   /**
@@ -74,12 +97,15 @@ export class McpSecretsService {
     return (result.affected ?? 0) > 0;
   }
 
-  /** The owner of a live secret and the agent it was created for; 401 for an unknown, revoked or expired one. */
+  /**
+   * The owner of a live secret and the agent it was created for; 401 for an unknown, revoked or
+   * expired one, with one message for all three, so that the answer tells a guesser nothing about
+   * which secrets ever existed.
+   */
   async holder(secret: string): Promise<{ user: UserEntity; agent: string | null }> {
     const row = await this.secrets.findOne({ where: { secretHash: hashSecret(secret) }, relations: { user: true } });
-    if (!row?.user) throw new UnauthorizedException('Unknown MCP secret');
-    if (row.revokedAt) throw new UnauthorizedException('This MCP secret was revoked');
-    if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new UnauthorizedException('This MCP secret has expired');
+    const expired = !!row?.expiresAt && row.expiresAt.getTime() <= Date.now();
+    if (!row?.user || row.revokedAt || expired) throw new UnauthorizedException('Invalid MCP secret: unknown, revoked or expired');
     this.background.run('the last use of an MCP secret', () => this.touch(row.id));
     return { user: row.user, agent: row.agent };
   }

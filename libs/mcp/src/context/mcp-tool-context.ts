@@ -48,11 +48,19 @@ export class McpToolContext {
 
   /** Asks the client's user for input (2025 sessions; on the stateless 2026 revision return `inputRequired(...)` instead). */
   elicit(params: ElicitRequestFormParams | ElicitRequestURLParams): Promise<ElicitResult> {
-    return this.sdk.mcpReq.elicitInput(params, { signal: this.signal });
+    return this.sdk.mcpReq.elicitInput(params, this.asPartOfThisCall());
   }
 
   /** Asks the client's model for a completion (2025 sessions; on 2026 return `inputRequired(...)` instead). */
   sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
-    return this.sdk.mcpReq.requestSampling(params, { signal: this.signal }) as Promise<CreateMessageResult>;
+    return this.sdk.mcpReq.requestSampling(params, this.asPartOfThisCall()) as Promise<CreateMessageResult>;
+  }
+
+  /**
+   * Ties a server-to-client request to this call, so it travels on the call's own stream: without
+   * a session that stream is the only place where the calling client, and nobody else, sees it.
+   */
+  private asPartOfThisCall() {
+    return { signal: this.signal, relatedRequestId: this.sdk.mcpReq.id };
   }
 }

@@ -1,3 +1,4 @@
+import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** A `/mcp` body that is not valid JSON (or not JSON at all); the SDK answers it with the spec's error. */
@@ -6,24 +7,59 @@ export class UnparsedBody {
 }
 
 /**
+ * Deepest nesting of arrays and objects a JSON body may have. Nothing this server takes needs
+ * more, and code walking a deeper value recursively (schema checks, serializers) could overflow
+ * the stack.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+export const TOO_DEEP_MESSAGE = `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`;
+
+/** A `/mcp` body refused for its nesting, answered 400 with a JSON-RPC error. */
+export class TooDeepBody {}
+
+/** One pass over the text, before any parsing: brackets inside strings do not count. */
+export function nestedDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text.charCodeAt(index);
+    if (inString) {
+      if (char === 0x5c) index++; // backslash: the next character is escaped
+      else if (char === 0x22) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b || char === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
  * Fastify would answer malformed JSON and foreign content types on its own terms. On the MCP
  * endpoint the body is kept as text instead, so the SDK can answer with JSON-RPC errors
  * (-32700, 415) as the spec prescribes; every other route keeps Fastify's behaviour.
  */
 export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp'): void {
-  const isMcp = (request: FastifyRequest) => request.url === mcpPath || request.url.startsWith(`${mcpPath}/`) || request.url.startsWith(`${mcpPath}?`);
+  // Decided from the matched route, so that `/mc%70` is the MCP endpoint too.
+  const isMcp = (request: FastifyRequest) => {
+    const route = request.routeOptions?.url ?? request.url;
+    return route === mcpPath || route.startsWith(`${mcpPath}/`) || route.startsWith(`${mcpPath}?`);
+  };
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
     const body = text as string;
+    if (nestedDeeperThan(body, MAX_JSON_DEPTH)) return isMcp(request) ? done(null, new TooDeepBody()) : done(new BadRequestException(TOO_DEEP_MESSAGE), undefined);
     try {
       done(null, body.length === 0 && isMcp(request) ? new UnparsedBody(body) : JSON.parse(body));
     } catch (error) {
       if (isMcp(request)) return done(null, new UnparsedBody(body));
-      done(Object.assign(error as Error, { statusCode: 400 }), undefined);
+      // An HTTP exception, so that Nest answers 400 (a caller's mistake, logged as such) rather than 500.
+      done(new BadRequestException(`Malformed JSON body: ${(error as Error).message}`), undefined);
     }
   });
   fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     if (isMcp(request)) return done(null, new UnparsedBody(text as string));
-    done(Object.assign(new Error(`Unsupported Media Type: ${request.headers['content-type']}`), { statusCode: 415 }), undefined);
+    done(new UnsupportedMediaTypeException(`Unsupported content type "${request.headers['content-type']}": send application/json`), undefined);
   });
 }

@@ -13,7 +13,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED, bearerChallenge, Signer } from '@app/common';
-import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
+import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
@@ -21,8 +21,8 @@ import { withCallContext } from './call-context.js';
 import { writeJsonRpcError } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
 import { requestedAgent } from './requested-agent.js';
-import { UnparsedBody } from './mcp-body-parsers.js';
-import { SessionStore } from './session-store.js';
+import { TOO_DEEP_MESSAGE, TooDeepBody, UnparsedBody } from './mcp-body-parsers.js';
+import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
 import { FastLane } from './fast-lane.js';
 import { RebindingVerdicts } from './rebinding-verdicts.js';
@@ -31,6 +31,7 @@ import { handOverResult } from '../server/handed-over-result.js';
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
 const INTERNAL_ERROR = -32603;
+const INVALID_REQUEST = -32600;
 
 /** Methods that change a server's per-client state: on the shared server they would change it for every caller. */
 const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
@@ -97,7 +98,13 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       });
     }
     this.sessions = new SessionStore(
-      { idleMs: this.options.sessionIdleMs, maxSessions: this.options.maxSessions, signer: this.signer.forPurpose('mcp-session') },
+      {
+        idleMs: this.options.sessionIdleMs,
+        maxSessions: this.options.maxSessions,
+        maxSessionsPerCaller: this.options.maxSessionsPerCaller,
+        maxAgeMs: this.options.sessionMaxAgeMs,
+        signer: this.signer.forPurpose('mcp-session'),
+      },
       create,
     );
   }
@@ -136,11 +143,12 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo, acceptJsonWhenUnstated(request));
-    return this.handleSessionRequest(request, raw, response);
+    return this.handleSessionRequest(request, raw, response, callerKey(authInfo));
   }
 
   private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined, jsonOnly = false) {
     const body = request.body;
+    if (body instanceof TooDeepBody) return writeJsonRpcError(response, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
     if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
     const served = this.fastLane?.serve(request, response, body, authInfo);
     if (served) return served;
@@ -153,15 +161,25 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     if (route.kind !== 'legacy') return this.sdkNodeHandler(raw, response, body);
 
     const sessionId = header(request, 'mcp-session-id');
+    const owner = callerKey(authInfo);
     if (sessionId) {
-      const session = this.sessions.get(sessionId);
+      // Another caller's session is not found, whoever they are: its id proves nothing on its own.
+      const session = this.sessions.get(sessionId, owner);
       if (session) return session.transport.handleRequest(raw, response, body);
-      if (!this.sessions.isIssuedByUs(sessionId)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
+      if (!this.sessions.isIssuedTo(sessionId, owner)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
     } else if ((body as { method?: unknown }).method === 'initialize') {
-      const transport = await this.sessions.open({ jsonResponse: jsonOnly });
-      return transport.handleRequest(raw, response, body);
+      return this.openSession({ owner, quotaKey: owner === ANONYMOUS_CALLER ? `address:${request.ip}` : owner }, raw, response, body, jsonOnly);
     }
     if (!this.serveShared(request, response, body, authInfo)) return this.sdkNodeHandler(raw, response, body);
+  }
+
+  private async openSession(binding: SessionBinding, raw: NodeRequestWithAuth, response: ServerResponse, body: unknown, jsonResponse: boolean): Promise<void> {
+    try {
+      await this.sessions.initialize(binding, raw, response, body, { jsonResponse });
+    } catch (error) {
+      if (!(error instanceof SessionQuotaExceeded)) throw error;
+      writeJsonRpcError(response, 429, SERVER_ERROR, `${error.message}: close one (DELETE) before opening another`);
+    }
   }
 
   /** Serves a well-formed single 2025 message on the shared server; false leaves it to the SDK. */
@@ -176,19 +194,19 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       return true;
     }
     if (kind === 'notification' || kind === 'response') {
-      this.sharedTransport.deliver(body as JSONRPCMessage, authInfo);
-      response.writeHead(202).end();
+      if (this.sharedTransport.deliver(body as JSONRPCMessage, authInfo)) response.writeHead(202).end();
+      else writeJsonRpcError(response, 404, SERVER_ERROR, 'No request of yours in flight matches this message');
       return true;
     }
     return false;
   }
 
-  private handleSessionRequest(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse) {
+  private handleSessionRequest(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, owner: string) {
     const sessionId = header(request, 'mcp-session-id');
     if (!sessionId) return this.sdkNodeHandler(raw, response);
-    const session = this.sessions.get(sessionId);
+    const session = this.sessions.get(sessionId, owner);
     if (session) return session.transport.handleRequest(raw, response);
-    if (request.method === 'GET' && this.sessions.isIssuedByUs(sessionId)) {
+    if (request.method === 'GET' && this.sessions.isIssuedTo(sessionId, owner)) {
       // The session lives on another instance: no standalone stream here, which clients accept.
       return writeJsonRpcError(response, 405, SERVER_ERROR, 'No standalone stream for this session on this instance', { allow: 'POST' });
     }

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { bearer, cliToken, signHs256, TEST_JWT_SECRET } from './support/auth.js';
+import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
+
+/** Hostile input answers 4xx naming what was wrong, never 500 (findings 9, 10, 11, 17, 18). */
+const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' };
+const echo = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
+
+let running: RunningApp;
+let jwt: string;
+let api: URL;
+
+beforeAll(async () => {
+  running = await startApp(ENV);
+  jwt = await cliToken(running, ENV, '--sub', 'hostile');
+  api = new URL('/api/mcp-secrets', running.url);
+});
+
+afterAll(async () => {
+  await running.close();
+});
+
+const createSecret = (body: string, headers: Record<string, string> = { 'content-type': 'application/json' }, token = jwt) =>
+  fetch(api, { method: 'POST', headers: { ...bearer(token), ...headers }, body });
+
+describe('finding 9: NUL characters and out-of-range dates', () => {
+  it.each([
+    ['label', { label: 'a\u0000b' }],
+    ['agent', { label: 'ok', agent: 'a\u0000b' }],
+    ['expiresAt', { label: 'ok', expiresAt: '+275760-09-13T00:00:00Z' }],
+    ['expiresAt', { label: 'ok', expiresAt: '+010000-01-01T00:00:00Z' }],
+  ])('a bad %s answers 400 naming it', async (field, body) => {
+    const response = await createSecret(JSON.stringify(body));
+    expect(response.status).toBe(400);
+    expect((await response.json()).message).toContain(`"${field}"`);
+  });
+
+  it.each([
+    ['sub', { sub: 'a\u0000b' }],
+    ['email', { sub: 'nul-email', email: 'a\u0000@example.com' }],
+    ['name', { sub: 'nul-name', name: 'a\u0000b' }],
+  ])('a JWT whose %s holds a NUL answers 400 naming it, on /api and /mcp', async (claim, claims) => {
+    const token = await signHs256(TEST_JWT_SECRET, claims);
+    const onApi = await fetch(api, { headers: bearer(token) });
+    expect(onApi.status).toBe(400);
+    expect((await onApi.json()).message).toContain(`"${claim}"`);
+    const onMcp = await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer(token) });
+    expect(onMcp.status).toBe(400);
+    expect(onMcp.text).toContain(`"${claim}`);
+  });
+});
+
+describe('finding 10: malformed bodies on /api', () => {
+  it('malformed JSON answers 400, with and without a credential', async () => {
+    expect((await createSecret('{"label":')).status).toBe(400);
+    expect((await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"label":' })).status).toBe(400);
+  });
+
+  it('an unsupported content type answers 415, with and without a credential', async () => {
+    expect((await createSecret('label=x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect((await fetch(api, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<x/>' })).status).toBe(415);
+  });
+});
+
+describe('finding 11: deeply nested JSON', () => {
+  it('refuses a body nested deeper than 64 levels with 400, on /mcp and /api', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const onMcp = await postRaw(running.url, deep);
+    expect(onMcp.status).toBe(400);
+    expect(onMcp.text).toContain('nested deeper than 64');
+    const params = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":${'['.repeat(70)}${']'.repeat(70)}}}}`;
+    expect((await postRaw(running.url, params)).status).toBe(400);
+    expect((await createSecret(`{"label":${'{"a":'.repeat(100)}1${'}'.repeat(100)}}`)).status).toBe(400);
+  });
+
+  it('accepts nesting up to the limit', async () => {
+    const nested = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","extra":${'['.repeat(50)}${']'.repeat(50)}}}}`;
+    // Reaches the tool's argument check (unknown argument), not the nesting limit.
+    expect((await postRaw(running.url, nested)).text).not.toContain('nested deeper');
+  });
+});
+
+describe('finding 17: the answer carrying a new secret', () => {
+  it('is never cached', async () => {
+    const response = await createSecret(JSON.stringify({ label: 'fresh' }));
+    expect(response.status).toBe(201);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('finding 18: secret errors', () => {
+  it('say the same for an unknown, a revoked and an expired secret', async () => {
+    const unknown = await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer('mrb_sk_unknown') });
+    const { id, secret } = (await (await createSecret(JSON.stringify({ label: 'to revoke' }))).json()) as { id: string; secret: string };
+    await fetch(new URL(`/api/mcp-secrets/${id}`, running.url), { method: 'DELETE', headers: bearer(jwt) });
+    const revoked = await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer(secret) });
+    expect([unknown.status, revoked.status]).toEqual([401, 401]);
+    expect(revoked.json().error.message).toBe(unknown.json().error.message);
+  });
+});
