@@ -19,6 +19,16 @@ const ROUTES = [
   'post /admin/users/{id}/enable',
   'delete /admin/users/{id}',
   'get /admin/audit',
+  // Long-term memory (libs/memory).
+  'get /api/memories',
+  'post /api/memories',
+  'get /api/memories/export',
+  'get /api/memories/{id}',
+  'patch /api/memories/{id}',
+  'delete /api/memories/{id}',
+  'get /admin/users/{userId}/memories',
+  'delete /admin/users/{userId}/memories',
+  'delete /admin/users/{userId}/memories/{id}',
 ];
 
 let running: RunningApp;
