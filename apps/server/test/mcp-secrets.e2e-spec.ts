@@ -51,7 +51,7 @@ describe('personal MCP secrets', () => {
     expect(JSON.stringify(row)).not.toContain(secret);
     expect(row.secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
     const listed = await request('GET', aliceJwt);
-    expect(listed.body.secrets).toEqual([
+    expect(listed.body.items).toEqual([
       { id, label: 'laptop', agent: 'cursor', createdAt: expect.any(String), expiresAt: null, lastUsedAt: null },
     ]);
     expect(JSON.stringify(listed.body)).not.toContain(secret);
@@ -76,7 +76,7 @@ describe('personal MCP secrets', () => {
     expect((await postRaw(running.url, whoami, { ...JSON_HEADERS, ...bearer(secret) })).status).toBe(200);
     await running.app.get(BackgroundWrites).flush();
     const listed = await request('GET', aliceJwt);
-    const entry = listed.body.secrets.find((secretEntry: { id: string }) => secretEntry.id === id);
+    const entry = listed.body.items.find((secretEntry: { id: string }) => secretEntry.id === id);
     expect(Date.parse(entry.lastUsedAt)).toBeGreaterThan(Date.now() - 60_000);
   });
 
@@ -89,7 +89,7 @@ describe('personal MCP secrets', () => {
     const inPath = await postRaw(new URL(`${running.url.pathname}/${secret}`, running.url), whoami);
     expect(inPath.status).toBe(401);
     expect(inPath.headers.get('www-authenticate')).toMatch(/^Bearer resource_metadata=/);
-    expect((await request('GET', aliceJwt)).body.secrets.map((entry: { id: string }) => entry.id)).not.toContain(id);
+    expect((await request('GET', aliceJwt)).body.items.map((entry: { id: string }) => entry.id)).not.toContain(id);
     expect((await request('DELETE', aliceJwt, undefined, id)).status).toBe(404);
   });
 
@@ -101,9 +101,28 @@ describe('personal MCP secrets', () => {
     expect((await postRaw(running.url, whoami, { ...JSON_HEADERS, ...bearer(`${SECRET_PREFIX}unknown`) })).status).toBe(401);
   });
 
+  it('are listed a page at a time, newest first', async () => {
+    const carolJwt = await cliToken(running, ENV, '--sub', 'carol');
+    for (const label of ['one', 'two', 'three']) {
+      await createSecret(carolJwt, { label });
+      // Creation times a few milliseconds apart, so "newest first" has one answer.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    const page = async (query: string) => {
+      const response = await fetch(new URL(`${api.pathname}?${query}`, api), { headers: bearer(carolJwt) });
+      return { status: response.status, body: (await response.json()) as { items: { label: string }[]; nextCursor: string | null; fields?: object } };
+    };
+    const first = await page('limit=2');
+    expect(first.body.items.map((entry) => entry.label)).toEqual(['three', 'two']);
+    const second = await page(`limit=2&cursor=${first.body.nextCursor}`);
+    expect(second.body).toEqual({ items: [expect.objectContaining({ label: 'one' })], nextCursor: null });
+    expect((await page('limit=500')).status).toBe(400);
+    expect((await page('cursor=abc')).body.fields).toEqual({ cursor: expect.any(String) });
+  });
+
   it("are each user's own", async () => {
     await createSecret(bobJwt, { label: 'bob only' });
-    const labels = (await request('GET', aliceJwt)).body.secrets.map((entry: { label: string }) => entry.label);
+    const labels = (await request('GET', aliceJwt)).body.items.map((entry: { label: string }) => entry.label);
     expect(labels).not.toContain('bob only');
   });
 });

@@ -48,7 +48,7 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
  */
 @Module({})
 export class AuthModule {
-  static register(options: AuthModuleOptions): DynamicModule {
+  static forRoot(options: AuthModuleOptions): DynamicModule {
     // Names of this app's own in passport's process-wide registry (see `strategyNames`).
     const names = strategyNames();
     const passportModule = PassportModule.register({ defaultStrategy: names.jwt, session: false });

@@ -13,7 +13,7 @@ import { UsersService } from './users.service.js';
 export const JWT_STRATEGY = 'jwt';
 export const MCP_SECRET_STRATEGY = 'mcp-secret';
 
-/** The names one app's strategies go by in passport (`AuthModule.register` makes them). */
+/** The names one app's strategies go by in passport (`AuthModule.forRoot` makes them). */
 export interface StrategyNames {
   jwt: string;
   secret: string;

@@ -16,7 +16,7 @@ export interface ToolsModuleOptions {
 /** The built-in tools, plus the conformance fixtures when switched on. */
 @Module({})
 export class ToolsModule {
-  static register(options: ToolsModuleOptions): DynamicModule {
+  static forRoot(options: ToolsModuleOptions): DynamicModule {
     return {
       module: ToolsModule,
       imports: [HealthModule, ConversationsModule, ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [])],

@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { NotFoundError, type UserInfo } from '@app/common';
+import { DEFAULT_PAGE_SIZE, NotFoundError, PageQueryDto, type UserInfo } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { Authenticated, CurrentCaller } from '../rest/decorators.js';
-import { CreatedSecretDto, SecretListDto } from './secret-views.dto.js';
+import { CreatedSecretDto, SecretPageDto } from './secret-views.dto.js';
 import { McpSecretsService } from './mcp-secrets.service.js';
 import { NewSecretDto } from './new-secret.dto.js';
 
@@ -32,11 +32,10 @@ export class McpSecretsController {
     return { id, secret, url: `${this.options.PUBLIC_BASE_URL}/mcp/${secret}` };
   }
 
-  /** A user holds a handful of secrets: one list, no pages. */
   @Get()
-  @ApiOkResponse({ type: SecretListDto })
-  async list(@CurrentCaller() caller: UserInfo): Promise<SecretListDto> {
-    return { secrets: await this.secrets.list(caller.userId) };
+  @ApiOkResponse({ type: SecretPageDto })
+  list(@CurrentCaller() caller: UserInfo, @Query() query: PageQueryDto): Promise<SecretPageDto> {
+    return this.secrets.list(caller.userId, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);
   }
 
   @Delete(':id')

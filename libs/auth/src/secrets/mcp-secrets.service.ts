@@ -1,7 +1,7 @@
 import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
-import { BackgroundWrites } from '@app/common';
+import { BackgroundWrites, decodeCursor, InvalidInputError, toPage, type Page } from '@app/common';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
 import type { UserEntity } from '../entities/user.entity.js';
@@ -40,10 +40,31 @@ export class McpSecretsService {
     return { id: saved.id, secret };
   }
 
-  /** The owner's secrets that are not revoked, newest first; expired ones stay listed with their date. */
-  async list(userId: string): Promise<SecretSummary[]> {
-    const rows = await this.secrets.find({ where: { userId, revokedAt: IsNull() }, order: { createdAt: 'DESC' } });
-    return rows.map(({ id, label, agent, createdAt, expiresAt, lastUsedAt }) => ({ id, label, agent, createdAt, expiresAt, lastUsedAt }));
+  /**
+   * The owner's secrets that are not revoked, newest first, a page at a time; expired ones stay
+   * listed with their date. The keyset is the creation time to the millisecond and the id.
+   */
+  async list(userId: string, limit: number, cursor?: string): Promise<Page<SecretSummary>> {
+    const created = `date_trunc('milliseconds', "secret"."created_at")`;
+    const query = this.secrets
+      .createQueryBuilder('secret')
+      .where('secret.userId = :userId AND secret.revokedAt IS NULL', { userId })
+      .orderBy(created, 'DESC')
+      .addOrderBy('secret.id', 'DESC')
+      .limit(limit + 1);
+    if (cursor) {
+      const [createdAt, id] = decodeCursor(cursor);
+      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id)) throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      query.andWhere(`(${created}, "secret"."id") < (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))`, { createdAt, id });
+    }
+    return toPage(await query.getMany(), limit, (row) => [row.createdAt.toISOString(), row.id], ({ id, label, agent, createdAt, expiresAt, lastUsedAt }) => ({
+      id,
+      label,
+      agent,
+      createdAt,
+      expiresAt,
+      lastUsedAt,
+    }));
   }
 
   /** False when the owner has no such live secret (another user's id included). */

@@ -10,8 +10,9 @@ export class SecretSummaryDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) lastUsedAt: Date | null;
 }
 
-export class SecretListDto {
-  @ApiProperty({ type: [SecretSummaryDto] }) secrets: SecretSummaryDto[];
+export class SecretPageDto {
+  @ApiProperty({ type: [SecretSummaryDto] }) items: SecretSummaryDto[];
+  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
 }
 
 export class CreatedSecretDto {

@@ -10,6 +10,7 @@ import {
   type InputRequests,
   type InputRequiredResult,
 } from '@modelcontextprotocol/server';
+import { InvalidInputError } from '@app/common';
 import { McpPrompt, McpRequestState, McpTool, McpToolContext, ToolContext } from '@app/mcp';
 import { formSchema, NO_ARGUMENTS } from './fixture-data.js';
 
@@ -60,7 +61,7 @@ export class ConformanceInputRequiredService {
     if (acceptedContent(context.inputResponses, 'confirm') === undefined) {
       return inputRequired({ inputRequests: { confirm: askConfirmation() }, requestState: await this.mint(context, 'request_state') });
     }
-    if (context.raw.mcpReq.requestState() === undefined) throw new Error('Invalid requestState: missing or failed integrity verification');
+    if (context.raw.mcpReq.requestState() === undefined) throw new InvalidInputError('Invalid requestState: missing or failed integrity verification');
     return text('state-ok: requestState verified and confirmation received');
   }
 
