@@ -1,7 +1,10 @@
 import { EventEmitter } from 'node:events';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
+import { Logger } from '@nestjs/common';
+import { lockDirectory, type DirectoryLock } from './directory-lock.js';
 
 type Callback<T> = (error: Error | null, value?: T) => void;
 type ConnectCallback = (error: Error | null, client?: PGliteClient, release?: () => void) => void;
@@ -72,9 +75,16 @@ export class PGlitePool extends EventEmitter {
   private readonly client: PGliteClient;
   private readonly session = new Mutex();
   private readonly timeoutMs: number;
+  private readonly lock: DirectoryLock;
 
   constructor(options: PGlitePoolOptions) {
     super();
+    mkdirSync(dirname(options.dataDir), { recursive: true });
+    // Two processes on one directory would each work on their own copy, and one copy is lost.
+    this.lock = lockDirectory(options.dataDir);
+    if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
+      new Logger('Database').log(`Creating the embedded database in ${options.dataDir} (first start only, takes a few seconds)`);
+    }
     mkdirSync(options.dataDir, { recursive: true });
     this.db = new PGlite({
       dataDir: options.dataDir,
@@ -109,7 +119,7 @@ export class PGlitePool extends EventEmitter {
 
   end(callback?: (error?: Error) => void): void {
     const closed = this.db.closed ? Promise.resolve() : this.db.close();
-    closed.then(() => callback?.(), (error: Error) => callback?.(error));
+    closed.finally(() => this.lock.release()).then(() => callback?.(), (error: Error) => callback?.(error));
   }
 }
 

@@ -18,7 +18,7 @@ import { MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../call
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
-import { writeJsonRpcError } from './json-rpc-error.js';
+import { jsonRpcIdOf, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
 import { UnparsedBody } from './mcp-body-parsers.js';
 import { SessionStore } from './session-store.js';
@@ -37,6 +37,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** The SDK's rule for a 2025 POST, with the SDK's wording. */
+const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json and text/event-stream';
+const acceptsJsonAndEventStream = (accept: string | undefined) => !!accept?.includes('application/json') && accept.includes('text/event-stream');
 
 /**
  * Routes each `/mcp` exchange to the part of the SDK that serves it:
@@ -100,10 +104,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       authInfo = caller ? toAuthInfo(caller) : undefined;
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      return this.refuse(response, error.getStatus(), error.message);
+      return this.refuse(response, error.getStatus(), error.message, jsonRpcIdOf(request.body));
     }
     if (!authInfo && this.callsAuthTool(request.body)) {
-      return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user');
+      return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user', jsonRpcIdOf(request.body));
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
@@ -120,6 +124,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       body,
     });
     if (route.kind !== 'legacy') return this.sdkNodeHandler(raw, response, body);
+    // The SDK's own 406 carries `id: null`; the request's id is known here.
+    if (!acceptsJsonAndEventStream(header(request, 'accept'))) {
+      return writeJsonRpcError(response, 406, SERVER_ERROR, NOT_ACCEPTABLE, {}, jsonRpcIdOf(body));
+    }
 
     const sessionId = header(request, 'mcp-session-id');
     if (sessionId) {
@@ -174,10 +182,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** A 401 names where OAuth-capable clients can learn how to log in (RFC 9728). */
-  private refuse(response: ServerResponse, status: number, message: string): void {
+  private refuse(response: ServerResponse, status: number, message: string, id: JsonRpcId): void {
     const metadata = this.options.resourceMetadataUrl;
     const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': metadata ? `Bearer resource_metadata="${metadata}"` : 'Bearer' } : undefined;
-    writeJsonRpcError(response, status, SERVER_ERROR, message, challenge);
+    writeJsonRpcError(response, status, SERVER_ERROR, message, challenge, id);
   }
 
   /** Lets the SDK answer a body that is empty, not JSON, or of another content type. */
