@@ -23,14 +23,15 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => config] }),
-        loggingModule(config.LOG_LEVEL),
+        loggingModule(config.LOG_LEVEL, config.LOG_FORMAT),
         DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR, migrations: [...AUTH_MIGRATIONS] }),
         TerminusModule,
         McpModule.forRoot({
           serverInfo: { name: 'mirobody', version: config.version },
           sessionIdleMs: config.MCP_SESSION_IDLE_SECONDS * 1000,
           maxSessions: config.MCP_MAX_SESSIONS,
-          resourceMetadataUrl: `${config.PUBLIC_BASE_URL}/.well-known/oauth-protected-resource`,
+          // Without a configured public address, the 401 names the metadata at the address the client used.
+          resourceMetadataUrl: `${config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''}/.well-known/oauth-protected-resource`,
           ...(config.MCP_SESSION_SECRET ? { sessionSecret: config.MCP_SESSION_SECRET } : {}),
           ...(config.MCP_ALLOWED_HOSTS ? { allowedHostnames: config.MCP_ALLOWED_HOSTS } : {}),
         }),

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import type { AuthModuleOptions } from '@app/auth';
 
@@ -13,6 +14,9 @@ export class ConfigError extends Error {
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `auto`: coloured, readable lines when stdout is a terminal, JSON lines otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** The auth keys (JWT, JWKS, admins, rate limits) are declared with the auth module that reads them. */
 export interface AppConfig extends AuthModuleOptions {
@@ -21,11 +25,16 @@ export interface AppConfig extends AuthModuleOptions {
   HOST: string;
   /** The address clients reach the server at, without a trailing slash. */
   PUBLIC_BASE_URL: string;
+  /** False when PUBLIC_BASE_URL is the default: answers that name the server's address then use the address the client used. */
+  PUBLIC_BASE_URL_CONFIGURED: boolean;
   /** Absolute path of the directory for the server's own files (the embedded database lives in `pg/` there). */
   DATA_DIR: string;
   /** A PostgreSQL server; without it the embedded database is used. */
   DATABASE_URL?: string;
   LOG_LEVEL: LogLevel;
+  LOG_FORMAT: LogFormat;
+  /** Browser origins allowed to call the server (CORS); unset: none. */
+  CORS_ORIGINS?: string[];
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   SHUTDOWN_GRACE_SECONDS: number;
   MCP_CONFORMANCE_FIXTURES: boolean;
@@ -44,6 +53,8 @@ export const CONFIG_KEYS = [
   'DATA_DIR',
   'DATABASE_URL',
   'LOG_LEVEL',
+  'LOG_FORMAT',
+  'CORS_ORIGINS',
   'SHUTDOWN_GRACE_SECONDS',
   'MCP_CONFORMANCE_FIXTURES',
   'MCP_SESSION_IDLE_SECONDS',
@@ -114,7 +125,9 @@ function parseUrl(raw: string): URL | undefined {
 function publicBaseUrl(env: Env, host: string, port: number): string {
   const raw = env.PUBLIC_BASE_URL;
   if (!raw) {
-    const reachable = isLoopback(host) || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+    // The host itself (127.0.0.1 by default, as the README and the start-up line give it); a wildcard bind is reached as localhost.
+    const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+    const reachable = name.includes(':') ? `[${name}]` : name;
     return `http://${reachable}:${port}`;
   }
   const url = parseUrl(raw);
@@ -122,6 +135,19 @@ function publicBaseUrl(env: Env, host: string, port: number): string {
     throw new ConfigError('PUBLIC_BASE_URL', `expected an http(s) URL without query or fragment, got "${raw}"`);
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/** Browser origins, exactly as a browser sends them in `Origin`: scheme, host and port, or `*`. */
+function corsOrigins(env: Env): string[] | undefined {
+  const origins = list(env, 'CORS_ORIGINS');
+  for (const origin of origins ?? []) {
+    if (origin === '*') continue;
+    const url = parseUrl(origin);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new ConfigError('CORS_ORIGINS', `expected origins such as https://app.example.com (scheme, host and port, no path or trailing slash) or *, got "${origin}"`);
+    }
+  }
+  return origins;
 }
 
 /** Never echoes the value: the URL may carry a password. */
@@ -217,7 +243,17 @@ function readConfigFile(path: string): Env {
   return values;
 }
 
-/** The layers, later wins: config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
+/**
+ * `.env` in the working directory, the lowest layer, as NestJS users expect. Only the server's
+ * keys are taken: the same file commonly holds others (docker compose reads POSTGRES_PASSWORD from it).
+ */
+function readDotEnv(path: string): Env {
+  if (!existsSync(path)) return {};
+  const values = parseEnv(readFileSync(path, 'utf8'));
+  return Object.fromEntries(CONFIG_KEYS.filter((key) => values[key] !== undefined && values[key] !== '').map((key) => [key, values[key]]));
+}
+
+/** The layers, later wins: .env, config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
 function layered(env: Env, configDir: string | undefined): Env {
   if (configDir === undefined) return env;
   const overlay = env.ENV;
@@ -227,7 +263,7 @@ function layered(env: Env, configDir: string | undefined): Env {
   const overlayFile = overlay ? join(configDir, `config.${overlay}.yaml`) : undefined;
   if (overlayFile && !existsSync(overlayFile)) throw new ConfigError('ENV', `${overlayFile} does not exist`);
   const fromEnv = Object.fromEntries(CONFIG_KEYS.filter((key) => env[key] !== undefined && env[key] !== '').map((key) => [key, env[key]]));
-  return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
+  return { ...readDotEnv(join(configDir, '.env')), ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;
@@ -248,9 +284,12 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     PORT: port,
     HOST: host,
     PUBLIC_BASE_URL: publicBaseUrl(env, host, port),
+    PUBLIC_BASE_URL_CONFIGURED: !!env.PUBLIC_BASE_URL,
     DATA_DIR: resolve(env.DATA_DIR || './data'),
     DATABASE_URL: databaseUrl(env),
     LOG_LEVEL: oneOf(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    LOG_FORMAT: oneOf(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
+    CORS_ORIGINS: corsOrigins(env),
     SHUTDOWN_GRACE_SECONDS: integer(env, 'SHUTDOWN_GRACE_SECONDS', 10, 0, 600),
     MCP_CONFORMANCE_FIXTURES: boolean(env, 'MCP_CONFORMANCE_FIXTURES', false),
     MCP_SESSION_IDLE_SECONDS: integer(env, 'MCP_SESSION_IDLE_SECONDS', 1800, 1, 7 * 24 * 3600),

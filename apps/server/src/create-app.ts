@@ -5,6 +5,8 @@ import { Logger, PinoLogger } from 'nestjs-pino';
 import { registerMcpBodyParsers } from '@app/mcp';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
+import { registerCors } from './cors.js';
+import { withQuietStartup } from './log-format.js';
 import { echoRequestId, logRequests, requestId } from './logging.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
@@ -15,6 +17,7 @@ export async function createApp(
   const silent = options.logger === false;
   const adapter = new FastifyAdapter({ genReqId: requestId });
   echoRequestId(adapter.getInstance());
+  registerCors(adapter.getInstance(), config.CORS_ORIGINS);
   registerMcpBodyParsers(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
     AppModule.register(silent ? { ...config, LOG_LEVEL: 'silent' } : config, options),
@@ -23,12 +26,14 @@ export async function createApp(
       bodyParser: false,
       // Once shutdown begins, new requests get 503 while those in flight finish.
       return503OnClosing: true,
+      // A failed start-up rejects, so that main.ts can say why in one line instead of aborting.
+      abortOnError: false,
       // Start-up lines wait until pino takes over, so that every line is JSON.
       ...(silent ? { logger: false } : { bufferLogs: true }),
     },
   );
   if (!silent) {
-    app.useLogger(app.get(Logger));
+    app.useLogger(withQuietStartup(app.get(Logger)));
     logRequests(adapter.getInstance(), await app.resolve(PinoLogger));
   }
   return app;

@@ -3,7 +3,8 @@ import type { IncomingMessage } from 'node:http';
 import type { DynamicModule } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
-import type { LogLevel } from './config.js';
+import type { LogFormat, LogLevel } from './config.js';
+import { logDestination } from './log-format.js';
 
 /** A caller's own request id is kept when it looks like one, so logs join up across services. */
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -31,13 +32,14 @@ export function redactSecretPath(url: string): string {
 }
 
 /**
- * JSON lines on stdout through nestjs-pino: Nest's own `Logger` lines, and the request lines that
+ * JSON lines (or, at a terminal, coloured lines: see log-format.ts) on stdout through nestjs-pino: Nest's own `Logger` lines, and the request lines that
  * `logRequests` writes. nestjs-pino's pino-http middleware is not mounted (no routes): run through
  * @fastify/middie it took two thirds of what a stubbed `/mcp` answer cost (measured under
  * `npm run bench` load), while Fastify's own hooks give the same line and context for a fraction.
  */
-export function loggingModule(level: LogLevel): DynamicModule {
-  return LoggerModule.forRoot({ pinoHttp: { level, serializers }, forRoutes: [] });
+export function loggingModule(level: LogLevel, format: LogFormat = 'json'): DynamicModule {
+  const destination = logDestination(format);
+  return LoggerModule.forRoot({ pinoHttp: destination ? [{ level, serializers }, destination] : { level, serializers }, forRoutes: [] });
 }
 
 /** What a request line shows of the request and the response: never headers. */

@@ -44,6 +44,12 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** The pid of another live process holding the directory's lock, if there is one. */
+export function lockHolder(directory: string): number | undefined {
+  const holder = readHolder(lockFileOf(directory));
+  return holder !== undefined && holder !== process.pid && isRunning(holder) ? holder : undefined;
+}
+
 /**
  * An exclusive lock on a directory, as the file `<directory>.lock` holding the owner's pid.
  *
@@ -67,8 +73,8 @@ export function lockDirectory(directory: string): DirectoryLock {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const holder = readHolder(lockFile);
-    if (holder !== undefined && holder !== process.pid && isRunning(holder)) throw new DirectoryLockedError(directory, holder);
+    const holder = lockHolder(directory);
+    if (holder !== undefined) throw new DirectoryLockedError(directory, holder);
     rmSync(lockFile, { force: true });
   }
   throw new DirectoryLockedError(directory, readHolder(lockFile));

@@ -1,2 +1,2 @@
-export { DatabaseModule, type DatabaseModuleOptions, type MigrationClass } from './database.module.js';
-export { DirectoryLockedError } from './directory-lock.js';
+export { DatabaseModule, describeDatabase, embeddedDir, type DatabaseModuleOptions, type MigrationClass } from './database.module.js';
+export { DirectoryLockedError, lockHolder } from './directory-lock.js';

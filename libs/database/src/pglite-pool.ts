@@ -1,9 +1,8 @@
 import { EventEmitter } from 'node:events';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite/vector';
-import { Logger } from '@nestjs/common';
 import { lockDirectory, type DirectoryLock } from './directory-lock.js';
 
 type Callback<T> = (error: Error | null, value?: T) => void;
@@ -82,9 +81,6 @@ export class PGlitePool extends EventEmitter {
     mkdirSync(dirname(options.dataDir), { recursive: true });
     // Two processes on one directory would each work on their own copy, and one copy is lost.
     this.lock = lockDirectory(options.dataDir);
-    if (!existsSync(join(options.dataDir, 'PG_VERSION'))) {
-      new Logger('Database').log(`Creating the embedded database in ${options.dataDir} (first start only, takes a few seconds)`);
-    }
     mkdirSync(options.dataDir, { recursive: true });
     this.db = new PGlite({
       dataDir: options.dataDir,

@@ -11,7 +11,7 @@ export interface McpModuleOptions {
   maxSessions: number;
   /** Key that signs session ids, shared by every instance behind one load balancer. */
   sessionSecret: string;
-  /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in. */
+  /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in; a path alone is taken at the address the request came to. */
   resourceMetadataUrl?: string;
   /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28); defaults to `McpRequestState.verify`. */
   requestStateVerify?: (state: string, ctx: ServerContext) => unknown;

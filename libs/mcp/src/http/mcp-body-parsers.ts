@@ -1,3 +1,4 @@
+import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /** A `/mcp` body that is not valid JSON (or not JSON at all); the SDK answers it with the spec's error. */
@@ -19,11 +20,12 @@ export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp
       done(null, body.length === 0 && isMcp(request) ? new UnparsedBody(body) : JSON.parse(body));
     } catch (error) {
       if (isMcp(request)) return done(null, new UnparsedBody(body));
-      done(Object.assign(error as Error, { statusCode: 400 }), undefined);
+      // Nest's exception handling answers it, on routes that do not exist too: as an HttpException, not a 500.
+      done(new BadRequestException(`Invalid JSON body: ${(error as Error).message}`), undefined);
     }
   });
   fastify.addContentTypeParser('*', { parseAs: 'string' }, (request, text, done) => {
     if (isMcp(request)) return done(null, new UnparsedBody(text as string));
-    done(Object.assign(new Error(`Unsupported Media Type: ${request.headers['content-type']}`), { statusCode: 415 }), undefined);
+    done(new UnsupportedMediaTypeException(`Unsupported Media Type: ${request.headers['content-type'] ?? 'none'}`), undefined);
   });
 }

@@ -104,10 +104,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       authInfo = caller ? toAuthInfo(caller) : undefined;
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      return this.refuse(response, error.getStatus(), error.message, jsonRpcIdOf(request.body));
+      return this.refuse(request, response, error.getStatus(), error.message, jsonRpcIdOf(request.body));
     }
     if (!authInfo && this.callsAuthTool(request.body)) {
-      return this.refuse(response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user', jsonRpcIdOf(request.body));
+      return this.refuse(request, response, HttpStatus.UNAUTHORIZED, 'Authentication required: this tool acts for a user', jsonRpcIdOf(request.body));
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo);
@@ -182,8 +182,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** A 401 names where OAuth-capable clients can learn how to log in (RFC 9728). */
-  private refuse(response: ServerResponse, status: number, message: string, id: JsonRpcId): void {
-    const metadata = this.options.resourceMetadataUrl;
+  private refuse(request: FastifyRequest, response: ServerResponse, status: number, message: string, id: JsonRpcId): void {
+    const configured = this.options.resourceMetadataUrl;
+    // A path alone is relative to the address the client used.
+    const metadata = configured?.startsWith('/') ? `${request.protocol}://${request.host}${configured}` : configured;
     const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': metadata ? `Bearer resource_metadata="${metadata}"` : 'Bearer' } : undefined;
     writeJsonRpcError(response, status, SERVER_ERROR, message, challenge, id);
   }
