@@ -33,7 +33,10 @@ export function unsupportedPackages(lock, platform) {
   return Object.entries(lock.packages ?? {})
     .filter(([path, entry]) => path !== '' && !entry.optional && !entry.devOptional)
     .filter(([, entry]) => !allows(entry.os, platform.os) || !allows(entry.cpu, platform.cpu))
-    .map(([path, entry]) => `${path.replace(/^.*node_modules\//, '')}@${entry.version} (os ${JSON.stringify(entry.os ?? 'any')}, cpu ${JSON.stringify(entry.cpu ?? 'any')})`);
+    .map(
+      ([path, entry]) =>
+        `${path.replace(/^.*node_modules\//, '')}@${entry.version} (os ${JSON.stringify(entry.os ?? 'any')}, cpu ${JSON.stringify(entry.cpu ?? 'any')})`,
+    );
 }
 
 const lockPath = resolve(process.argv[2] ?? resolve(import.meta.dirname, '../package-lock.json'));

@@ -17,7 +17,11 @@ function newestSourceChange(path) {
 }
 
 const built = existsSync(cli) ? statSync(cli).mtimeMs : 0;
-const changed = Math.max(...BUILD_INPUTS.map((input) => join(root, input)).filter(existsSync).map(newestSourceChange));
+const changed = Math.max(
+  ...BUILD_INPUTS.map((input) => join(root, input))
+    .filter(existsSync)
+    .map(newestSourceChange),
+);
 if (changed > built) {
   const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' });
   if (build.status !== 0) {

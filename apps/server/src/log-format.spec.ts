@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import pino from 'pino';
 import { prettyStream, resolveLogFormat, withQuietStartup } from './log-format.js';
 
@@ -22,7 +23,7 @@ describe('prettyStream', () => {
     const logger = pino({ level: 'info' }, stream);
     logger.info({ context: 'Bootstrap' }, 'listening');
     logger.info({ reqId: 'r1', req: { method: 'POST', url: '/mcp' }, res: { statusCode: 200 }, responseTime: 3.5 }, 'request completed');
-    const text = lines.join('').replace(/\u001b\[[0-9;]*m/g, '');
+    const text = stripVTControlCharacters(lines.join(''));
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[Bootstrap\] listening$/m);
     expect(text).toMatch(/INFO: request completed POST \/mcp 200 3\.5ms$/m);
     expect(text).not.toContain(String(process.pid));

@@ -24,7 +24,9 @@ export function prettyStream(destination: number | NodeJS.WritableStream = 1): D
       const context = log.context ? `[${String(log.context)}] ` : '';
       const request = log.req as { method?: string; url?: string } | undefined;
       const response = log.res as { statusCode?: number } | undefined;
-      const exchange = request ? ` ${request.method} ${request.url}${response?.statusCode ? ` ${response.statusCode}` : ''} ${String(log.responseTime ?? '')}ms` : '';
+      const exchange = request
+        ? ` ${request.method} ${request.url}${response?.statusCode ? ` ${response.statusCode}` : ''} ${String(log.responseTime ?? '')}ms`
+        : '';
       return `${context}${String(log[messageKey] ?? '')}${exchange}`;
     },
   });

@@ -19,7 +19,11 @@ describe('CORS for browser-based MCP clients', () => {
   const preflight = (url: URL, origin: string) =>
     fetch(url, {
       method: 'OPTIONS',
-      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-session-id, mcp-protocol-version' },
+      headers: {
+        origin,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'authorization, content-type, mcp-session-id, mcp-protocol-version',
+      },
     });
 
   it('answers a preflight to /mcp with 204 for a listed origin', async () => {
@@ -112,7 +116,7 @@ describe('bodies Fastify cannot parse, outside /mcp', () => {
   ])('%s answers 4xx, never 500, on a route that does not exist and on a JSON route', async (_name, request) => {
     for (const path of ['/no/such/route', '/api/mcp-secrets', '/health']) {
       const answer = await fetch(new URL(path, running.url), { method: 'POST', ...request() });
-      expect([path, answer.status >= 400 && answer.status < 500 ? "4xx" : answer.status, await answer.text()]).toEqual([path, "4xx", expect.anything()]);
+      expect([path, answer.status >= 400 && answer.status < 500 ? '4xx' : answer.status, await answer.text()]).toEqual([path, '4xx', expect.anything()]);
     }
   });
 });

@@ -20,7 +20,11 @@ const composeSchema = withoutDraft4Ids(createRequire(import.meta.url)('compose-s
 function withoutDraft4Ids(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(withoutDraft4Ids);
   if (typeof schema !== 'object' || schema === null) return schema;
-  return Object.fromEntries(Object.entries(schema).filter(([key, value]) => !(key === 'id' && typeof value === 'string')).map(([key, value]) => [key, withoutDraft4Ids(value)]));
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === 'id' && typeof value === 'string'))
+      .map(([key, value]) => [key, withoutDraft4Ids(value)]),
+  );
 }
 
 const SECRETS = { JWT_SECRET: 'j'.repeat(48), MCP_SESSION_SECRET: 's'.repeat(48), POSTGRES_PASSWORD: 'database-password' };
@@ -80,7 +84,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('pins every image to a release, not a moving tag', () => {
-    const images = [...Object.values(compose.services).map((service) => (service as { image?: string }).image), ...[...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1])].filter(Boolean) as string[];
+    const images = [
+      ...Object.values(compose.services).map((service) => (service as { image?: string }).image),
+      ...[...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]),
+    ].filter(Boolean) as string[];
     expect(images.length).toBe(4);
     for (const image of images) expect([image, /:(\d+\.\d+\.\d+)|@sha256:/.test(image)]).toEqual([image, true]);
   });
