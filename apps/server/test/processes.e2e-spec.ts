@@ -1,24 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { seedEmbeddedDatabase } from './support/pglite-template.js';
+import { copyProject } from './support/project-copy.js';
 
-/**
- * Whole processes, as a developer or an operator runs them. They run in a copy of the project (its
- * sources, a link to node_modules), so that compiling and editing there never disturbs the
- * repository's own dist/ or sources while other tests run.
- */
-const root = resolve(import.meta.dirname, '../../..');
+/** Whole processes, as a developer or an operator runs them, in a copy of the project (see copyProject). */
 let project: string;
 
 beforeAll(() => {
-  project = mkdtempSync(join(tmpdir(), 'mirobody-processes-'));
-  for (const entry of ['apps', 'libs', 'scripts', '.swcrc', 'package.json', 'tsconfig.json', 'nest-cli.json']) {
-    cpSync(join(root, entry), join(project, entry), { recursive: true, filter: (source) => !source.includes(`${join('apps', 'server', 'test')}`) });
-  }
-  symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
+  project = copyProject('mirobody-processes-');
 }, 60_000);
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
