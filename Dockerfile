@@ -1,5 +1,6 @@
 # Build stage: all dependencies, compile to dist/, then drop the development dependencies.
-FROM node:20-bookworm-slim AS build
+# Node 22 LTS, pinned to a release; bump it deliberately (CI runs the suite on Node 22).
+FROM node:22.23.5-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # No install script is needed (native parts such as SWC's come as prebuilt packages), and the
@@ -9,11 +10,12 @@ COPY . .
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 # Runtime stage: node, the production dependencies and the compiled server.
-FROM node:20-bookworm-slim
+FROM node:22.23.5-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=18080 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    LOG_FORMAT=json
 WORKDIR /app
 # OCR of scans and pictures among uploaded files (FILES_OCR=auto): English and Simplified Chinese,
 # and poppler to render scanned PDFs for it.
@@ -28,5 +30,8 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 EXPOSE 18080
+# Readiness, database included, on whatever PORT the container is given.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health/ready`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # config.yaml and config.{ENV}.yaml, when mounted into /app, are read beneath the environment.
 CMD ["node", "dist/apps/server/src/main.js"]

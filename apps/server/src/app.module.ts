@@ -28,14 +28,15 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => config] }),
-        loggingModule(config.LOG_LEVEL),
+        loggingModule(config.LOG_LEVEL, config.LOG_FORMAT),
         CommonModule.forRoot(config.common),
         DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
         TerminusModule,
         McpModule.forRoot({
           serverInfo: { name: 'mirobody', version: config.version },
           ...config.mcp,
-          resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL),
+          // Without a configured public address, the 401 names the metadata at the address the client used.
+          resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''),
         }),
         AuthModule.forRoot(config),
         FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),

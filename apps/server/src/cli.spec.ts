@@ -45,6 +45,11 @@ describe('npm run cli -- token', () => {
     await expect(runCli(argv, { DATA_DIR: dataDir })).rejects.toMatchObject({ constructor: CliError, exitCode });
   });
 
+  it('answers --help for the CLI and for each command, without a configuration', async () => {
+    for (const argv of [['--help'], ['-h'], ['help']]) expect(await runCli(argv, {})).toContain('Commands:\n  token');
+    for (const argv of [['token', '--help'], ['token', '--sub', 'x', '-h']]) expect(await runCli(argv, { PORT: 'not-read' })).toContain('--ttl <duration>');
+  });
+
   it('refuses in JWKS mode, where the identity provider holds the keys', async () => {
     await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks', JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody' })).rejects.toThrow(/JWKS_URL is set/);
   });

@@ -10,6 +10,32 @@ export const USAGE = [
   `       npm run cli -- tools [--format ${CATALOG_FORMATS.join('|')}] [--agent <name>]`,
 ].join('\n');
 
+export const HELP = `Operator commands for Mirobody; they need no running server.
+
+Usage: npm run -s cli -- <command> [options]      (in the image: node dist/apps/server/src/cli.js <command>)
+
+Commands:
+  token    print a JWT for a user, signed with the server's HS256 secret
+
+Run \`npm run -s cli -- <command> --help\` for a command's options.
+`;
+
+export const TOKEN_HELP = `Usage: npm run -s cli -- token --sub <subject> [options]
+
+Prints a JWT signed with JWT_SECRET (config.yaml, .env or the environment), or else with the secret
+the server generated in DATA_DIR/jwt-secret. Refused in JWKS mode: the identity provider holds those keys.
+
+Options:
+  --sub <subject>    the user's stable id (required)
+  --email <address>  e-mail claim
+  --name <name>      display name claim
+  --admin            adds the admin role
+  --ttl <duration>   lifetime: a number followed by s, m, h or d (default 1h)
+  -h, --help         this text
+`;
+
+const wantsHelp = (args: string[]) => args.includes('--help') || args.includes('-h');
+
 /** The command cannot be carried out: the message goes to stderr, with the usage for a mistake on the command line. */
 export class CliError extends Error {
   constructor(
@@ -28,8 +54,10 @@ const usageError = (message: string) => new CliError(message, 2);
  */
 export async function runCli(argv: string[], environment: Record<string, string | undefined>, configDir?: string, log: ExploreLog = stderrLog): Promise<string> {
   const [command, ...rest] = argv;
+  if (command === 'help' || command === '--help' || command === '-h') return HELP.trimEnd();
+  if (command === 'token' && wantsHelp(rest)) return TOKEN_HELP.trimEnd();
   if (command === 'tools') return tools(rest, environment, configDir, log);
-  if (command !== 'token') throw usageError(command ? `Unknown command "${command}"` : 'No command given');
+  if (command !== 'token') throw usageError(command ? `Unknown command "${command}" (try --help)` : 'No command given (try --help)');
   let values: { sub?: string; email?: string; name?: string; admin?: boolean; ttl?: string };
   try {
     ({ values } = parseArgs({

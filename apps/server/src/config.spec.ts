@@ -21,9 +21,11 @@ describe('loadAppConfig', () => {
     expect(config).toMatchObject({
       PORT: 18080,
       HOST: '127.0.0.1',
-      PUBLIC_BASE_URL: 'http://localhost:18080',
+      PUBLIC_BASE_URL: 'http://127.0.0.1:18080',
+      PUBLIC_BASE_URL_CONFIGURED: false,
       DATA_DIR: resolve('data'),
       LOG_LEVEL: 'info',
+      LOG_FORMAT: 'auto',
       SHUTDOWN_GRACE_SECONDS: 10,
     });
     expect(config.DATABASE_URL).toBeUndefined();
@@ -41,6 +43,29 @@ describe('loadAppConfig', () => {
       mcp: expect.objectContaining({ allowedHostnames: ['a.example', 'b.example'] }),
       PUBLIC_BASE_URL: 'http://localhost:9001',
     });
+  });
+
+  it('reads .env beneath config.yaml and the environment, taking only its own keys from it', () => {
+    write('.env', '# compose reads this file too\nPOSTGRES_PASSWORD=not-ours\nPORT=9100\nLOG_LEVEL=warn\nLOG_FORMAT="json"\nCORS_ORIGINS=http://localhost:6274\n');
+    write('config.yaml', 'LOG_LEVEL: error\n');
+    const config = loadAppConfig({ LOG_FORMAT: 'pretty' }, { configDir: dir });
+    expect(config).toMatchObject({ PORT: 9100, LOG_LEVEL: 'error', LOG_FORMAT: 'pretty', CORS_ORIGINS: ['http://localhost:6274'] });
+    expect(loadAppConfig({}).PORT).toBe(18080);
+  });
+
+  it('checks LOG_FORMAT and CORS_ORIGINS', () => {
+    expect(loadAppConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:6274,*' }).CORS_ORIGINS).toEqual(['https://a.example', 'http://localhost:6274', '*']);
+    expect(loadAppConfig({}).CORS_ORIGINS).toBeUndefined();
+    expect(() => loadAppConfig({ CORS_ORIGINS: 'https://a.example/' })).toThrow('Invalid configuration CORS_ORIGINS');
+    expect(() => loadAppConfig({ CORS_ORIGINS: 'a.example' })).toThrow('Invalid configuration CORS_ORIGINS');
+    expect(() => loadAppConfig({ LOG_FORMAT: 'xml' })).toThrow('Invalid configuration LOG_FORMAT');
+  });
+
+  it('gives the public address at the bound host by default, localhost for a wildcard bind', () => {
+    expect(loadAppConfig({ HOST: 'localhost', PORT: '1' }).PUBLIC_BASE_URL).toBe('http://localhost:1');
+    expect(loadAppConfig({ HOST: '::1', PORT: '1' }).PUBLIC_BASE_URL).toBe('http://[::1]:1');
+    expect(loadAppConfig({ HOST: '0.0.0.0', PORT: '1' }).PUBLIC_BASE_URL).toBe('http://localhost:1');
+    expect(loadAppConfig({ PUBLIC_BASE_URL: 'https://mcp.example.com/' })).toMatchObject({ PUBLIC_BASE_URL: 'https://mcp.example.com', PUBLIC_BASE_URL_CONFIGURED: true });
   });
 
   it('reads no file without a configDir, and treats empty variables as unset', () => {

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { authConfig, type AuthModuleOptions } from '@app/auth';
-import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
+import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, list, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
 import { filesConfig } from '@app/files';
 import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
@@ -11,6 +12,9 @@ export { ConfigError, isLoopback };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** `auto`: coloured, readable lines when stdout is a terminal, JSON lines otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
  * The server's configuration: the app's own keys, and each lib's section (its keys, defaults and
@@ -23,11 +27,16 @@ export interface AppConfig extends AuthModuleOptions {
   HOST: string;
   /** The address clients reach the server at, without a trailing slash. */
   PUBLIC_BASE_URL: string;
+  /** False when PUBLIC_BASE_URL is the default: answers that name the server's address then use the address the client used. */
+  PUBLIC_BASE_URL_CONFIGURED: boolean;
   /** Absolute path of the directory for the server's own files (the embedded database lives in `pg/` there). */
   DATA_DIR: string;
   /** A PostgreSQL server; without it the embedded database is used. */
   DATABASE_URL?: string;
   LOG_LEVEL: LogLevel;
+  LOG_FORMAT: LogFormat;
+  /** Browser origins allowed to call the server (CORS); unset: none. */
+  CORS_ORIGINS?: string[];
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   SHUTDOWN_GRACE_SECONDS: number;
   MCP_CONFORMANCE_FIXTURES: boolean;
@@ -45,7 +54,9 @@ export interface AppConfig extends AuthModuleOptions {
 
 function publicBaseUrl(raw: string | undefined, host: string, port: number): string {
   if (!raw) {
-    const reachable = isLoopback(host) || host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+    // The host itself (127.0.0.1 by default, as the README and the start-up line give it); a wildcard bind is reached as localhost.
+    const name = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+    const reachable = name.includes(':') ? `[${name}]` : name;
     return `http://${reachable}:${port}`;
   }
   const url = parseUrl(raw);
@@ -53,6 +64,18 @@ function publicBaseUrl(raw: string | undefined, host: string, port: number): str
     throw new ConfigError('PUBLIC_BASE_URL', `expected an http(s) URL without query or fragment, got "${raw}"`);
   }
   return url.href.replace(/\/+$/, '');
+}
+
+/** Browser origins, exactly as a browser sends them in `Origin`: scheme, host and port, or `*`. */
+function corsOrigins(origins: string[]): string[] | undefined {
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    const url = parseUrl(origin);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
+      throw new ConfigError('CORS_ORIGINS', `expected origins such as https://app.example.com (scheme, host and port, no path or trailing slash) or *, got "${origin}"`);
+    }
+  }
+  return origins.length ? origins : undefined;
 }
 
 /** Never echoes the value: the URL may carry a password. */
@@ -74,6 +97,8 @@ const serverConfig = defineConfigSection({
     DATA_DIR: str('./data'),
     DATABASE_URL: optionalStr(),
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
+    LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
+    CORS_ORIGINS: list(),
     SHUTDOWN_GRACE_SECONDS: int(10, { min: 0, max: 600 }),
     MCP_CONFORMANCE_FIXTURES: bool(false),
   },
@@ -81,9 +106,12 @@ const serverConfig = defineConfigSection({
     PORT: values.PORT,
     HOST: values.HOST,
     PUBLIC_BASE_URL: publicBaseUrl(values.PUBLIC_BASE_URL, values.HOST, values.PORT),
+    PUBLIC_BASE_URL_CONFIGURED: !!values.PUBLIC_BASE_URL,
     DATA_DIR: resolve(values.DATA_DIR),
     DATABASE_URL: databaseUrl(values.DATABASE_URL),
     LOG_LEVEL: values.LOG_LEVEL,
+    LOG_FORMAT: values.LOG_FORMAT,
+    CORS_ORIGINS: corsOrigins(values.CORS_ORIGINS),
     SHUTDOWN_GRACE_SECONDS: values.SHUTDOWN_GRACE_SECONDS,
     MCP_CONFORMANCE_FIXTURES: values.MCP_CONFORMANCE_FIXTURES,
   }),
@@ -130,7 +158,17 @@ function isConfigKey(key: string): boolean {
   return CONFIG_KEYS.includes(key) || isAgentListKey(key);
 }
 
-/** The layers, later wins: config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
+/**
+ * `.env` in the working directory, the lowest layer, as NestJS users expect. Only the server's
+ * keys are taken: the same file commonly holds others (docker compose reads POSTGRES_PASSWORD from it).
+ */
+function readDotEnv(path: string): Env {
+  if (!existsSync(path)) return {};
+  const values = parseEnv(readFileSync(path, 'utf8'));
+  return Object.fromEntries(Object.entries(values).filter(([key, value]) => isConfigKey(key) && value !== undefined && value !== ''));
+}
+
+/** The layers, later wins: .env, config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */
 function layered(env: Env, configDir: string | undefined): Env {
   if (configDir === undefined) return env;
   const overlay = env.ENV;
@@ -144,7 +182,7 @@ function layered(env: Env, configDir: string | undefined): Env {
       .filter((key) => isConfigKey(key) && env[key] !== undefined && (env[key] !== '' || isAgentListKey(key)))
       .map((key) => [key, env[key]]),
   );
-  return { ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
+  return { ...readDotEnv(join(configDir, '.env')), ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
 }
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;

@@ -6,6 +6,8 @@ import { registerFileUploads } from '@app/files';
 import { registerMcpBodyParsers } from '@app/mcp';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
+import { registerCors } from './cors.js';
+import { withQuietStartup } from './log-format.js';
 import { echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
 
@@ -17,6 +19,7 @@ export async function createApp(
   const silent = options.logger === false;
   const adapter = new FastifyAdapter({ genReqId: requestId });
   echoRequestId(adapter.getInstance());
+  registerCors(adapter.getInstance(), config.CORS_ORIGINS);
   registerMcpBodyParsers(adapter.getInstance());
   registerFileUploads(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(
@@ -26,13 +29,15 @@ export async function createApp(
       bodyParser: false,
       // Once shutdown begins, new requests get 503 while those in flight finish.
       return503OnClosing: true,
+      // A failed start-up rejects, so that main.ts can say why in one line instead of aborting.
+      abortOnError: false,
       // Start-up lines wait until pino takes over, so that every line is JSON.
       ...(silent ? { logger: false } : { bufferLogs: true }),
     },
   );
   serveOpenApi(app, config.version);
   if (!silent) {
-    app.useLogger(app.get(Logger));
+    app.useLogger(withQuietStartup(app.get(Logger)));
     logRequests(adapter.getInstance(), await app.resolve(PinoLogger));
   }
   return app;

@@ -4,7 +4,8 @@ import type { DynamicModule } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { pino } from 'pino';
-import type { LogLevel } from './config.js';
+import type { LogFormat, LogLevel } from './config.js';
+import { logDestination } from './log-format.js';
 
 /** A caller's own request id is kept when it looks like one, so logs join up across services. */
 const ACCEPTABLE_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -53,15 +54,17 @@ export function loggedUrl(url: string, route?: string): string {
 }
 
 /**
- * JSON lines on stdout through nestjs-pino: Nest's own `Logger` lines, and the request lines that
+ * JSON lines (or, at a terminal, coloured lines: see log-format.ts) on stdout through nestjs-pino: Nest's own `Logger` lines, and the request lines that
  * `logRequests` writes. nestjs-pino's pino-http middleware is not mounted (no routes): run through
  * @fastify/middie it took two thirds of what a stubbed `/mcp` answer cost (measured under
  * `npm run bench` load), while Fastify's own hooks give the same line and context for a fraction.
  */
-export function loggingModule(level: LogLevel): DynamicModule {
+export function loggingModule(level: LogLevel, format: LogFormat = 'json'): DynamicModule {
+  const destination = logDestination(format);
   // wrapSerializers off: pino-http would first build its full request/response records (headers
   // included) for every line and hand those to ours, which keep three fields of them.
-  return LoggerModule.forRoot({ pinoHttp: { level, serializers, wrapSerializers: false }, forRoutes: [] });
+  const options = { level, serializers, wrapSerializers: false };
+  return LoggerModule.forRoot({ pinoHttp: destination ? [options, destination] : options, forRoutes: [] });
 }
 
 /** What a request line shows of the request and the response: never headers. */

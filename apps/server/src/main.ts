@@ -1,7 +1,11 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { registerToolModuleHooks } from '@app/mcp';
+import { describeDatabase, DirectoryLockedError, embeddedDir, lockHolder } from '@app/database';
 import { ConfigError, loadAppConfig, type AppConfig } from './config.js';
 import { createApp } from './create-app.js';
+import { processLogger } from './log-format.js';
 
 function configuration(): AppConfig {
   try {
@@ -15,12 +19,43 @@ function configuration(): AppConfig {
 
 const config = configuration();
 registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.toolDirectories.directories);
-const app = await createApp(config);
+// Lines of the process itself: before the application logs, when it cannot start, and after it has gone.
+const log = processLogger(config.LOG_LEVEL, config.LOG_FORMAT);
+const refuse = (message: string): never => {
+  log.fatal(message);
+  process.exit(1);
+};
+
+if (!config.DATABASE_URL) {
+  const directory = embeddedDir(config.DATA_DIR);
+  // Checked here for a plain message; the database itself takes the lock (lockDirectory).
+  const holder = lockHolder(directory);
+  if (holder !== undefined) refuse(new DirectoryLockedError(directory, holder).message);
+  if (!existsSync(join(directory, 'PG_VERSION'))) log.info(`Creating the embedded database in ${directory} (first start only, about 10 s)`);
+}
+
+const app = await createApp(config).catch((error: unknown) => (error instanceof DirectoryLockedError ? refuse(error.message) : Promise.reject(error)));
 // SIGTERM: stop accepting, let requests finish, close sessions and the database, then exit 0.
 app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  // If closing hangs after connections were cut (say, the database never answers), give up.
-  process.once(signal, () => setTimeout(() => process.exit(1), (config.SHUTDOWN_GRACE_SECONDS + 10) * 1000).unref());
+  process.once(signal, () => {
+    log.info(`${signal}: shutting down (calls in flight get up to ${config.SHUTDOWN_GRACE_SECONDS} s)`);
+    // If closing hangs after connections were cut (say, the database never answers), give up.
+    setTimeout(() => process.exit(1), (config.SHUTDOWN_GRACE_SECONDS + 10) * 1000).unref();
+  });
 }
-await app.listen(config.PORT, config.HOST);
-new Logger('Bootstrap').log(`MCP endpoint listening on ${await app.getUrl()}/mcp, public address ${config.PUBLIC_BASE_URL}/mcp`);
+process.once('exit', (code) => log.info(`Stopped (exit code ${code})`));
+
+try {
+  await app.listen(config.PORT, config.HOST);
+} catch (error) {
+  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  await app.close();
+  refuse(`port ${config.PORT} is in use on ${config.HOST} (set PORT to another one)`);
+}
+const listening = await app.getUrl();
+const docs = app.getHttpAdapter().getInstance().hasRoute({ method: 'GET', url: '/docs' }) ? `, API docs at ${config.PUBLIC_BASE_URL}/docs` : '';
+new Logger('Bootstrap').log(
+  `MCP endpoint listening on ${listening}/mcp, public address ${config.PUBLIC_BASE_URL}/mcp${docs}; ` +
+    `database: ${describeDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })}`,
+);

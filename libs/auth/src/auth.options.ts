@@ -2,6 +2,8 @@
 export interface AuthModuleOptions {
   /** The address clients reach the server at, without a trailing slash. */
   PUBLIC_BASE_URL: string;
+  /** False when PUBLIC_BASE_URL is only the default: the metadata then names the address the client used. */
+  PUBLIC_BASE_URL_CONFIGURED?: boolean;
   /** Where a generated HS256 secret is kept when none is configured. */
   DATA_DIR: string;
   /** HS256 key; exclusive with `JWKS_URL`. */

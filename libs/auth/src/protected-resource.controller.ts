@@ -1,4 +1,5 @@
-import { Controller, Get, Inject } from '@nestjs/common';
+import { Controller, Get, Inject, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
 
 /**
@@ -11,10 +12,13 @@ export class ProtectedResourceController {
   constructor(@Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions) {}
 
   @Get(['oauth-protected-resource', 'oauth-protected-resource/mcp'])
-  metadata() {
-    const { PUBLIC_BASE_URL, OAUTH_ISSUER } = this.options;
+  metadata(@Req() request: FastifyRequest) {
+    const { PUBLIC_BASE_URL, PUBLIC_BASE_URL_CONFIGURED, OAUTH_ISSUER } = this.options;
+    // MCP clients compare `resource` with the URL they were given; without a configured public
+    // address, that is the address this request came to (localhost and 127.0.0.1 both work).
+    const base = PUBLIC_BASE_URL_CONFIGURED === false ? `${request.protocol}://${request.host}` : PUBLIC_BASE_URL;
     return {
-      resource: `${PUBLIC_BASE_URL}/mcp`,
+      resource: `${base}/mcp`,
       ...(OAUTH_ISSUER ? { authorization_servers: [OAUTH_ISSUER] } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'Mirobody',

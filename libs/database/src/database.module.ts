@@ -15,13 +15,14 @@ export interface DatabaseModuleOptions {
 }
 
 /** Where the data lives, for the start-up log; never the password. */
-function describeDatabase(options: DatabaseModuleOptions): string {
+export function describeDatabase(options: DatabaseModuleOptions): string {
   if (!options.url) return `embedded PostgreSQL (PGlite) in ${embeddedDir(options.dataDir)}`;
   const url = new URL(options.url);
   return `PostgreSQL at ${url.hostname}:${url.port || 5432}${url.pathname}`;
 }
 
-const embeddedDir = (dataDir: string) => join(resolve(dataDir), 'pg');
+/** The embedded database's directory inside the data directory. */
+export const embeddedDir = (dataDir: string) => join(resolve(dataDir), 'pg');
 
 /** TypeORM's migration notes and warnings go through Nest's Logger, and so into the JSON logs. */
 class NestTypeOrmLogger extends AbstractLogger {

@@ -8,6 +8,7 @@ import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite/vector';
+import { lockDirectory, type DirectoryLock } from './directory-lock.js';
 
 /**
  * PGlite's default `shared_buffers` (128 MB) is most of its resident memory; our data is small.
@@ -132,10 +133,13 @@ export class PGlitePool extends EventEmitter {
   private readonly opened: Promise<{ db: PGlite; client: PGliteClient }>;
   private readonly session = new Mutex();
   private readonly timeoutMs: number;
+  private readonly lock: DirectoryLock;
 
   constructor(options: PGlitePoolOptions) {
     super();
     restrictToOwner(options.dataDir);
+    // Two processes on one directory would each work on their own copy, and one copy is lost.
+    this.lock = lockDirectory(options.dataDir);
     useLeanWasmCompilation();
     this.opened = createDatabaseIfMissing(options.dataDir).then(async () => {
       const db = new PGlite({
@@ -182,7 +186,7 @@ export class PGlitePool extends EventEmitter {
       if (!db.closed) await db.close();
       restrictFilesToOwner(db.dataDir!);
     });
-    closed.then(() => callback?.(), (error: Error) => callback?.(error));
+    closed.finally(() => this.lock.release()).then(() => callback?.(), (error: Error) => callback?.(error));
   }
 }
 

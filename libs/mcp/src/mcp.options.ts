@@ -14,7 +14,7 @@ export interface McpModuleOptions {
   maxSessionsPerCaller: number;
   /** Lifetime of a session id, signed into it: past it the id is refused on every instance. */
   sessionMaxAgeMs: number;
-  /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in. */
+  /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in; a path alone is taken at the address the request came to. */
   resourceMetadataUrl?: string;
   /** Serves session-less `tools/call`, `tools/list` and `ping` without the SDK's `Protocol` (see `FastLane`); false sends everything through the SDK. */
   fastLane: boolean;

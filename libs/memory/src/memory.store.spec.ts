@@ -38,7 +38,10 @@ describe('MemoryStore (lexical)', () => {
     await store.remember(alice, { text: 'Prefers window seats on long flights', kind: 'preference' });
     const recalled = await store.recall(alice, 'peanut allergy');
     expect(recalled[0]!.text).toBe('I am allergic to peanuts.');
-    for (const memory of recalled) expect(memory.score).toBeGreaterThan(0), expect(memory.score).toBeLessThanOrEqual(1);
+    for (const memory of recalled) {
+      expect(memory.score).toBeGreaterThan(0);
+      expect(memory.score).toBeLessThanOrEqual(1);
+    }
     expect(await texts(alice, 'which seat on a flight')).toContain('Prefers window seats on long flights');
   });
 

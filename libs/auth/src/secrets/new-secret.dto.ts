@@ -8,6 +8,7 @@ const DATE_TIME_WITH_OFFSET = /T.*(Z|[+-]\d\d:\d\d)$/;
 /** The last instant PostgreSQL and JavaScript both represent without trouble. */
 const LATEST_EXPIRY = new Date('9999-12-31T23:59:59Z');
 /** PostgreSQL text cannot hold NUL. */
+// eslint-disable-next-line no-control-regex -- matching NUL is the point
 const NO_NUL = /^[^\u0000]*$/;
 
 /** `POST /api/mcp-secrets`. */

@@ -1,5 +1,14 @@
 import type { ServerResponse } from 'node:http';
 
+export type JsonRpcId = string | number | null;
+
+/** The id of a single parsed JSON-RPC request, so an error answer names the request it refuses; `null` when there is none to read. */
+export function jsonRpcIdOf(body: unknown): JsonRpcId {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  const id = (body as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
 /** Answers an HTTP exchange that never reached the SDK with a JSON-RPC error body. */
 export function writeJsonRpcError(
   response: ServerResponse,
@@ -7,8 +16,9 @@ export function writeJsonRpcError(
   code: number,
   message: string,
   headers: Record<string, string> = {},
+  id: JsonRpcId = null,
 ): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+  const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
   response.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }

@@ -18,7 +18,7 @@ import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.op
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { withCallContext } from './call-context.js';
-import { writeJsonRpcError } from './json-rpc-error.js';
+import { jsonRpcIdOf, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
 import { requestedAgent } from './requested-agent.js';
 import { TOO_DEEP_MESSAGE, TooDeepBody, UnparsedBody } from './mcp-body-parsers.js';
@@ -56,6 +56,10 @@ function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** The SDK's rule for a 2025 POST, with the SDK's wording. */
+const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json and text/event-stream';
+const acceptsJsonAndEventStream = (accept: string | undefined) => !!accept?.includes('application/json') && accept.includes('text/event-stream');
 
 /**
  * Routes each `/mcp` exchange to the part of the SDK that serves it:
@@ -136,10 +140,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       authInfo = toAuthInfo(caller && withCallContext(request, caller), { agent: caller?.agent ?? requestedAgent(request), requestId: request.id });
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
-      return this.refuse(response, error.getStatus(), error.message);
+      return this.refuse(request, response, error.getStatus(), error.message, jsonRpcIdOf(request.body));
     }
     if (!callerFromAuthInfo(authInfo) && this.callsAuthTool(request.body, agentFromAuthInfo(authInfo))) {
-      return this.refuse(response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED);
+      return this.refuse(request, response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED, jsonRpcIdOf(request.body));
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo, acceptJsonWhenUnstated(request));
@@ -159,6 +163,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       body,
     });
     if (route.kind !== 'legacy') return this.sdkNodeHandler(raw, response, body);
+    // The SDK's own 406 carries `id: null`; the request's id is known here.
+    if (!acceptsJsonAndEventStream(header(request, 'accept'))) {
+      return writeJsonRpcError(response, 406, SERVER_ERROR, NOT_ACCEPTABLE, {}, jsonRpcIdOf(body));
+    }
 
     const sessionId = header(request, 'mcp-session-id');
     const owner = callerKey(authInfo);
@@ -223,10 +231,12 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** A 401 names where OAuth-capable clients can learn how to log in (RFC 9728). */
-  private refuse(response: ServerResponse, status: number, message: string): void {
-    const metadata = this.options.resourceMetadataUrl;
+  private refuse(request: FastifyRequest, response: ServerResponse, status: number, message: string, id: JsonRpcId): void {
+    const configured = this.options.resourceMetadataUrl;
+    // A path alone is relative to the address the client used.
+    const metadata = configured?.startsWith('/') ? `${request.protocol}://${request.host}${configured}` : configured;
     const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': bearerChallenge(metadata) } : undefined;
-    writeJsonRpcError(response, status, SERVER_ERROR, message, challenge);
+    writeJsonRpcError(response, status, SERVER_ERROR, message, challenge, id);
   }
 
   /** Lets the SDK answer a body that is empty, not JSON, or of another content type. */

@@ -10,7 +10,10 @@ describe('fuseRankedLists', () => {
     const fused = fuseRankedLists([[item('a'), item('b')], [item('a'), item('c')]], 2, 10, now);
     expect(fused.map(({ candidate }) => candidate.id)).toEqual(['a', 'b', 'c']);
     expect(fused[0]!.score).toBeCloseTo(1, 10);
-    for (const { score } of fused) expect(score).toBeGreaterThan(0), expect(score).toBeLessThanOrEqual(1);
+    for (const { score } of fused) {
+      expect(score).toBeGreaterThan(0);
+      expect(score).toBeLessThanOrEqual(1);
+    }
   });
 
   it('gives a memory found by one of two lists at most one half', () => {

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { seedEmbeddedDatabase } from './support/pglite-template.js';
+import { copyProject } from './support/project-copy.js';
+
+/** Whole processes, as a developer or an operator runs them, in a copy of the project (see copyProject). */
+let project: string;
+
+beforeAll(() => {
+  project = copyProject('mirobody-processes-');
+}, 60_000);
+
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+interface Started {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the n-th (1-based) MCP URL the process announced. */
+  announcement: (count: number) => Promise<string>;
+  exited: Promise<number | null>;
+}
+
+function start(command: string, args: string[], env: Record<string, string>): Started {
+  const child = spawn(command, args, {
+    cwd: project,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so that npm, the compiler and the server can be stopped together.
+    detached: true,
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
+  const announcement = (count: number) =>
+    new Promise<string>((done, fail) => {
+      const timer = setInterval(() => {
+        const urls = [...output.matchAll(/listening on (http:\/\/\S+\/mcp)/g)].map((match) => match[1]!);
+        if (urls.length >= count) {
+          clearInterval(timer);
+          done(urls[count - 1]!);
+        }
+      }, 100);
+      void exited.then((code) => {
+        clearInterval(timer);
+        fail(new Error(`exited with ${code} before announcing URL number ${count}:\n${output}`));
+      });
+    });
+  return { child, output: () => output, announcement, exited };
+}
+
+const stopGroup = (started: Started, signal: NodeJS.Signals = 'SIGTERM') => {
+  try {
+    process.kill(-started.child.pid!, signal);
+  } catch {
+    // Already gone.
+  }
+  return started.exited;
+};
+
+async function toolDescription(url: string, name: string): Promise<string | undefined> {
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  const { result } = (await answer.json()) as { result: { tools: { name: string; description: string }[] } };
+  return result.tools.find((tool) => tool.name === name)?.description;
+}
+
+const edit = (file: string, change: (text: string) => string) => writeFileSync(join(project, file), change(readFileSync(join(project, file), 'utf8')));
+
+describe('npm run start:dev', () => {
+  it('reloads the server on an edit in libs/ and in apps/', async () => {
+    const dataDir = join(project, 'dev-data');
+    seedEmbeddedDatabase(dataDir);
+    const dev = start('npm', ['run', 'start:dev'], { DATA_DIR: dataDir });
+    try {
+      const first = await dev.announcement(1);
+      expect(await toolDescription(first, 'echo')).toContain('Echo back the provided text');
+
+      edit('libs/tools/src/echo.service.ts', (text) => text.replace('Echo back the provided text.', 'Echo back the text, edited while running.'));
+      const second = await dev.announcement(2);
+      expect(await toolDescription(second, 'echo')).toContain('Echo back the text, edited while running.');
+
+      edit('apps/server/src/main.ts', (text) => text.replace('MCP endpoint listening on', 'MCP endpoint (reloaded) listening on'));
+      await dev.announcement(3);
+      expect(dev.output()).toContain('MCP endpoint (reloaded) listening on');
+    } finally {
+      await stopGroup(dev);
+    }
+  }, 180_000);
+});
+
+describe('one data directory, one process', () => {
+  const server = (dataDir: string) => start(process.execPath, ['dist/apps/server/src/main.js'], { DATA_DIR: dataDir });
+
+  beforeAll(() => {
+    const build = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], { cwd: project, encoding: 'utf8' });
+    expect(build.status).toBe(0);
+  }, 120_000);
+
+  it('refuses a second process on the same DATA_DIR, naming the directory and the holder, and takes over after a SIGKILL', async () => {
+    const dataDir = join(project, 'shared-data');
+    seedEmbeddedDatabase(dataDir);
+    const first = server(dataDir);
+    try {
+      await first.announcement(1);
+      const second = server(dataDir);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toContain(`The embedded database in ${join(dataDir, 'pg')} is in use by another process (pid ${first.child.pid})`);
+      expect(second.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await stopGroup(first, 'SIGKILL');
+    }
+    // The killed process left its lock behind; it does not block the next start.
+    expect(existsSync(join(dataDir, 'pg.lock'))).toBe(true);
+    const third = server(dataDir);
+    try {
+      await third.announcement(1);
+    } finally {
+      expect(await stopGroup(third, 'SIGTERM')).toBe(0);
+    }
+    expect(third.output()).toMatch(/SIGTERM: shutting down/);
+    expect(third.output()).toMatch(/Stopped \(exit code 0\)/);
+    expect(existsSync(join(dataDir, 'pg.lock'))).toBe(false);
+  }, 180_000);
+
+  it('says in one line that the port is in use', async () => {
+    for (const name of ['port-data-1', 'port-data-2']) seedEmbeddedDatabase(join(project, name));
+    const blocker = server(join(project, 'port-data-1'));
+    try {
+      const port = new URL(await blocker.announcement(1)).port;
+      const clash = start(process.execPath, ['dist/apps/server/src/main.js'], { DATA_DIR: join(project, 'port-data-2'), PORT: port });
+      expect(await clash.exited).toBe(1);
+      expect(clash.output()).toContain(`port ${port} is in use on 127.0.0.1 (set PORT to another one)`);
+      expect(clash.output()).not.toMatch(/\n\s+at /);
+    } finally {
+      await stopGroup(blocker);
+    }
+  }, 180_000);
+});

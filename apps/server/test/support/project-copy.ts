@@ -1,0 +1,24 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../../../..');
+
+/**
+ * A copy of the project (its sources and a link to node_modules) in a temporary directory, so that a
+ * test can compile, edit and run it without touching the repository's own dist/ or sources while
+ * other tests run.
+ */
+export function copyProject(prefix: string, { build = false }: { build?: boolean } = {}): string {
+  const project = mkdtempSync(join(tmpdir(), prefix));
+  for (const entry of ['apps', 'libs', 'scripts', '.swcrc', 'package.json', 'tsconfig.json', 'nest-cli.json', 'README.md']) {
+    cpSync(join(root, entry), join(project, entry), { recursive: true, filter: (source) => !source.includes(join('apps', 'server', 'test')) });
+  }
+  symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
+  if (build) {
+    const compiled = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], { cwd: project, encoding: 'utf8' });
+    if (compiled.status !== 0) throw new Error(`compiling the copy failed:\n${compiled.stdout}${compiled.stderr}`);
+  }
+  return project;
+}

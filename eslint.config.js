@@ -1,0 +1,37 @@
+// ESLint flat config: typescript-eslint's recommended rules for the TypeScript sources, ESLint's
+// for the scripts, and eslint-config-prettier last so that formatting is Prettier's business alone.
+import js from '@eslint/js';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/', 'scratch/', 'conformance-results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node }, ecmaVersion: 2023, sourceType: 'module' },
+    rules: {
+      // `_name` marks a parameter or binding kept on purpose (a required signature, a skipped tuple slot).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+      // Nest modules are classes whose decorators carry everything; an empty class body is the norm.
+      '@typescript-eslint/no-extraneous-class': 'off',
+      // Non-null assertions follow checks TypeScript cannot follow (regex groups, indexed reads after a length check).
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      // Reflected design types (`design:paramtypes`) are constructors of any shape: `Function` is their honest type.
+      '@typescript-eslint/no-unsafe-function-type': 'off',
+      // It does not see a constant read only inside a decorator's arguments (e.g. a schema pattern) as used.
+      'no-useless-assignment': 'off',
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'apps/server/test/**/*.ts'],
+    rules: {
+      // Tests poke at untyped JSON answers.
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Fixture tools declare parameters for their decorators' metadata, not to read them.
+      '@typescript-eslint/no-unused-vars': ['error', { args: 'none', varsIgnorePattern: '^_', caughtErrors: 'none', ignoreRestSiblings: true }],
+    },
+  },
+  prettier,
+);
