@@ -32,11 +32,12 @@ export class GoalService {
     days: number,
   ) {
     const since = new Date(Date.now() - days * 24 * 3600 * 1000);
-    const rows: { effective_at: Date; value: number }[] = await this.dataSource.query(
-      `SELECT effective_at, value_numeric AS value
+    // The health lib's observations: `subject_id` is whose data it is, `clinical_at` when it was measured.
+    const rows: { clinical_at: Date; value: number }[] = await this.dataSource.query(
+      `SELECT clinical_at, value_numeric AS value
          FROM health_observations
-        WHERE user_id = $1 AND code = $2 AND effective_at >= $3 AND value_numeric IS NOT NULL
-        ORDER BY effective_at DESC`,
+        WHERE subject_id = $1 AND code = $2 AND clinical_at >= $3 AND value_numeric IS NOT NULL
+        ORDER BY clinical_at DESC`,
       [user.userId, indicator, since],
     );
     const hits = readingsAtOrAbove(rows, goal);
@@ -46,7 +47,7 @@ export class GoalService {
       goal,
       readings_examined: rows.length,
       readings_above_goal: hits.length,
-      times: hits.slice(0, MAX_TIMES).map((row) => new Date(row.effective_at).toISOString()),
+      times: hits.slice(0, MAX_TIMES).map((row) => new Date(row.clinical_at).toISOString()),
     });
   }
 }

@@ -207,7 +207,7 @@ describe('npm run cli -- tools', () => {
       const offline = JSON.parse(await runCli(['tools', '--format', format, ...(agent ? ['--agent', agent] : [])], { ...env, DATA_DIR: running.dataDir }, undefined, quiet));
       const served = await (await fetch(new URL(`/admin/tools?format=${format}${agent ? `&agent=${agent}` : ''}`, running.url), { headers: bearer(admin) })).json();
       // The test app adds probe tools the CLI cannot know of.
-      const probes = ['count_slowly', 'add', 'my_email'];
+      const probes = ['count_slowly', 'add', 'my_email', 'my_roles'];
       const withoutProbes = (catalog: Record<string, any>) => ({
         ...catalog,
         tools: catalog.tools.filter((tool: Record<string, any>) => !probes.includes(nameOf(format, tool))),

@@ -124,8 +124,9 @@ describe('rate limits', () => {
   it('apply to /admin routes as to /api ones', async () => {
     const token = await signHs256(TEST_JWT_SECRET, { sub: 'busy-admin', roles: ['admin'] });
     const statuses: number[] = [];
-    for (let index = 0; index < 5; index++) statuses.push((await fetch(new URL('/admin/audit', running.url), { headers: bearer(token) })).status);
-    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    // A credential's first request counts against the client address (it is not yet verified); its own budget of 4 starts after it.
+    for (let index = 0; index < 6; index++) statuses.push((await fetch(new URL('/admin/audit', running.url), { headers: bearer(token) })).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
   });
 });
 

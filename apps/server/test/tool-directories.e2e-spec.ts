@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
 import { EXAMPLES_DIR, writeToolDirectories, type ToolDirectories } from './support/tool-directory-fixtures.js';
 import { startApp, type RunningApp } from './support/test-app.js';
@@ -109,27 +108,29 @@ describe(`the worked example (${EXAMPLES_DIR})`, () => {
   it("counts the caller's own readings at or above the goal, never another user's", async () => {
     const alice = await cliToken(running, env, '--sub', 'goal-alice', '--email', 'goal-alice@example.com');
     const bob = await cliToken(running, env, '--sub', 'goal-bob', '--email', 'goal-bob@example.com');
-    const db = running.app.get(DataSource);
-    // The first authenticated call creates the user.
-    const idOf = async (token: string, email: string) => {
-      await withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'whoami'));
-      const [row] = await db.query('SELECT id FROM users WHERE email = $1', [email]);
-      return row.id as string;
-    };
-    const [aliceId, bobId] = [await idOf(alice, 'goal-alice@example.com'), await idOf(bob, 'goal-bob@example.com')];
-    // Stand-in for the health lib's observations table until libs/health lands on main (the lead aligns the columns on merge).
-    await db.query('CREATE TABLE IF NOT EXISTS health_observations (user_id uuid NOT NULL, code text NOT NULL, value_numeric double precision, effective_at timestamptz NOT NULL)');
     const day = 24 * 3600 * 1000;
+    // Heart-rate readings stored the way users store them: FHIR Observations through the REST API.
     const readings: [string, number, number][] = [
-      [aliceId, 120, 1],
-      [aliceId, 95, 2],
-      [aliceId, 101, 3],
-      [aliceId, 150, 40], // older than the default 30 days
-      [bobId, 180, 1],
-      [bobId, 170, 2],
+      [alice, 120, 1],
+      [alice, 95, 2],
+      [alice, 101, 3],
+      [alice, 150, 40], // older than the default 30 days
+      [bob, 180, 1],
+      [bob, 170, 2],
     ];
-    for (const [userId, value, daysAgo] of readings) {
-      await db.query('INSERT INTO health_observations (user_id, code, value_numeric, effective_at) VALUES ($1, $2, $3, $4)', [userId, '8867-4', value, new Date(Date.now() - daysAgo * day)]);
+    for (const [token, value, daysAgo] of readings) {
+      const stored = await fetch(new URL('/api/fhir/Observation', running.url), {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify({
+          resourceType: 'Observation',
+          status: 'final',
+          code: { coding: [{ system: 'http://loinc.org', code: '8867-4', display: 'Heart rate' }] },
+          effectiveDateTime: new Date(Date.now() - daysAgo * day).toISOString(),
+          valueQuantity: { value, unit: 'beats/minute', system: 'http://unitsofmeasure.org', code: '/min' },
+        }),
+      });
+      expect(stored.status).toBe(201);
     }
     const count = (token: string, args: Record<string, unknown>) =>
       withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'count_readings_above_goal', args));
