@@ -36,12 +36,11 @@ const sleepFor = (ms: number) =>
 
 describe('closing the app', () => {
   it('lets a call in flight finish, without waiting out the grace period', async () => {
-    const running = await startApp({}, { imports: [SlowToolsModule] });
+    // A grace period far past the test's own timeout: closing must end when the call does, not when the grace does.
+    const running = await startApp({ SHUTDOWN_GRACE_SECONDS: '600' }, { imports: [SlowToolsModule] });
     const call = postRaw(running.url, sleepFor(500));
     await new Promise((done) => setTimeout(done, 150));
-    const started = Date.now();
     await running.close();
-    expect(Date.now() - started).toBeLessThan(5000);
     const response = await call;
     expect(response.status).toBe(200);
     expect(response.json().result.structuredContent).toEqual({ slept: 500 });
@@ -55,9 +54,8 @@ describe('closing the app', () => {
       () => 'cut',
     );
     await new Promise((done) => setTimeout(done, 150));
-    const started = Date.now();
+    // The call would answer after 60 s, far past the test's timeout: closing cuts it once the 1 s grace is over.
     await running.close();
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(await outcome).toBe('cut');
   });
 });
