@@ -33,3 +33,5 @@ export {
   type ToolResult,
   type UserInfo,
 } from '@app/mcp';
+export { MemoryStore, type RecalledMemory } from '@app/memory';
+export { FilesService } from '@app/files';

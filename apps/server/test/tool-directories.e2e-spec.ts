@@ -95,6 +95,15 @@ describe('tool directories (MCP_TOOL_DIRS)', () => {
     });
   });
 
+  it("inject the memory store: a directory tool reads the caller's own memories, never another user's", async () => {
+    const alice = await cliToken(running, env, '--sub', 'memory-alice', '--email', 'memory-alice@example.com');
+    const bob = await cliToken(running, env, '--sub', 'memory-bob', '--email', 'memory-bob@example.com');
+    await withClient(running.url, '2025-11-25', bearer(alice), (client) => structured(client, 'remember', { text: 'Alice is allergic to peanuts' }));
+    const digest = (token: string) => withClient(running.url, '2026-07-28', bearer(token), (client) => structured(client, 'memory_digest', { topic: 'peanuts' }));
+    expect(await digest(alice)).toEqual({ texts: ['Alice is allergic to peanuts'] });
+    expect(await digest(bob)).toEqual({ texts: [] });
+  });
+
   it('publish resources and prompts of directory tools', async () => {
     await withClient(running.url, '2025-11-25', {}, async (client) => {
       expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toContain('weekly_summary');

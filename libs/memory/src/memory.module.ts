@@ -14,6 +14,8 @@ export class MemoryModule {
   static forRoot(options: MemoryOptions): DynamicModule {
     return {
       module: MemoryModule,
+      // Tools in deployed tool directories (and other libs) inject MemoryStore without importing this module.
+      global: true,
       imports: [DatabaseModule.forFeature({ entities: [MemoryEntity], migrations: [CreateMemories1796094241000] })],
       controllers: [MemoriesController, AdminMemoriesController],
       providers: [{ provide: MEMORY_OPTIONS, useValue: options }, MemoryStore, MemoryUserData],

@@ -33,8 +33,7 @@ decorateToolClass(LoudEchoService, {
   methods: { echo: { decorators: [McpTool({ description: 'Echo, loudly' })], params: [Arg('text', { type: 'string', description: 'Text to echo, e.g. "hi"' })] } },
 });
 `,
-  // TypeScript, transpiled at load with decorator metadata. Until libs/memory lands on main this reads
-  // the caller's own users row through the DataSource; the lead swaps in MemoryStore on merge.
+  // TypeScript, transpiled at load with decorator metadata: the caller's own users row through the DataSource.
   'account.ts': `
 import { CurrentUser, DataSource, Injectable, Logger, McpTool, ok, type UserInfo } from 'mirobody';
 @Injectable()
@@ -44,6 +43,19 @@ export class AccountService {
   async myAccount(@CurrentUser() user: UserInfo) {
     const rows: { email: string | null }[] = await this.dataSource.query('SELECT email FROM users WHERE id = $1', [user.userId]);
     return ok({ email: rows[0]?.email ?? null, agent: user.agent ?? null, injectedLogger: this.logger instanceof Logger });
+  }
+}
+`,
+  // The app's memory store, injected: the caller's own memories only.
+  'memories.ts': `
+import { Arg, CurrentUser, Injectable, McpTool, MemoryStore, ok, type UserInfo } from 'mirobody';
+@Injectable()
+export class MemoryDigestService {
+  constructor(private readonly memories: MemoryStore) {}
+  @McpTool({ description: "The caller's memories about a topic" })
+  async memoryDigest(@CurrentUser() user: UserInfo, @Arg('topic', { description: 'What to look for, e.g. "allergy"' }) topic: string) {
+    const found = await this.memories.recall(user.userId, topic, 5);
+    return ok({ texts: found.map((memory) => memory.text) });
   }
 }
 `,
