@@ -4,7 +4,7 @@ import { Signer, UserDataContributors } from '@app/common';
 import { DataSource } from 'typeorm';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
-import { call, eventually, fileRows, localFilesOnDisk, uploadFile, uploadRaw, userIdOf } from './support/files.js';
+import { call, eventually, fileRows, localFilesOnDisk, s3Environment, uploadFile, uploadRaw, userIdOf } from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 const MiB = 1024 * 1024;
@@ -20,17 +20,7 @@ afterAll(async () => {
 
 const backends: [string, () => Record<string, string>][] = [
   ['local disk', () => ({})],
-  [
-    'S3',
-    () => ({
-      S3_BUCKET: s3.options.bucket,
-      S3_ENDPOINT: s3.options.endpoint!,
-      S3_FORCE_PATH_STYLE: 'true',
-      S3_ACCESS_KEY_ID: s3.options.accessKeyId!,
-      S3_SECRET_ACCESS_KEY: s3.options.secretAccessKey!,
-      S3_PREFIX: `rest-${process.pid}/`,
-    }),
-  ],
+  ['S3', () => s3Environment(s3, 'rest')],
 ];
 
 describe.each(backends)('files REST on %s', (backend, s3Env) => {

@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { docx, ocrInstalled, pngOfText, textPdf } from '../../../libs/files/test/fixtures.js';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
-import { uploadFile, userIdOf } from './support/files.js';
+import { s3Environment, uploadFile, userIdOf } from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, FILES_READ_MAX_CHARS: '5000' };
@@ -22,17 +22,7 @@ afterAll(async () => {
 
 const backends: [string, () => Record<string, string>][] = [
   ['local disk', () => ({})],
-  [
-    'S3',
-    () => ({
-      S3_BUCKET: s3.options.bucket,
-      S3_ENDPOINT: s3.options.endpoint!,
-      S3_FORCE_PATH_STYLE: 'true',
-      S3_ACCESS_KEY_ID: s3.options.accessKeyId!,
-      S3_SECRET_ACCESS_KEY: s3.options.secretAccessKey!,
-      S3_PREFIX: `tools-${process.pid}/`,
-    }),
-  ],
+  ['S3', () => s3Environment(s3, 'tools')],
 ];
 
 /** A tool call's error text, failing the test when the call succeeds. */

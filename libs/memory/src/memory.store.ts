@@ -37,14 +37,8 @@ export interface ListQuery {
   cursor?: string;
 }
 
-interface MemoryRow {
-  id: string;
-  text: string;
-  kind: MemoryKind;
-  source: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
+/** A `memories` row as the store's queries select it: the same columns the retrievers return. */
+type MemoryRow = CandidateRow;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS = 'id, text, kind, source, created_at, updated_at';

@@ -1,6 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
+import type { S3TestServer } from '../../../../libs/files/test/s3-test-server.js';
 import type { RunningApp } from './test-app.js';
 
 export interface UploadAnswer {
@@ -73,4 +74,16 @@ export async function eventually(check: () => Promise<void> | void): Promise<voi
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/** The app's S3_* keys for the test S3 server, each suite's objects under a prefix of its own. */
+export function s3Environment(s3: S3TestServer, prefix: string): Record<string, string> {
+  return {
+    S3_BUCKET: s3.options.bucket,
+    S3_ENDPOINT: s3.options.endpoint!,
+    S3_FORCE_PATH_STYLE: 'true',
+    S3_ACCESS_KEY_ID: s3.options.accessKeyId!,
+    S3_SECRET_ACCESS_KEY: s3.options.secretAccessKey!,
+    S3_PREFIX: `${prefix}-${process.pid}/`,
+  };
 }
