@@ -112,7 +112,8 @@ async function main(): Promise<void> {
   try {
     const db = app.get(DataSource);
     const store = app.get(MemoryStore);
-    const client = { small: await clientFor(url, await signToken(config, { subject: 'bench-10k', ttl: '2h' })), large: await clientFor(url, await signToken(config, { subject: 'bench-100k', ttl: '2h' })) };
+    const signing = { ...config.auth, dataDir: config.DATA_DIR };
+    const client = { small: await clientFor(url, await signToken(signing, { subject: 'bench-10k', ttl: '2h' })), large: await clientFor(url, await signToken(signing, { subject: 'bench-100k', ttl: '2h' })) };
     clients.push(client.small, client.large);
     const idOf = async (subject: string): Promise<string> => (await db.query('SELECT id FROM users WHERE subject = $1', [subject]))[0].id;
     const small = await idOf('bench-10k');

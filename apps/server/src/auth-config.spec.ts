@@ -7,25 +7,23 @@ const JWKS = { JWKS_URL: 'https://id.example.com/jwks', JWT_ISSUER: 'https://id.
 
 describe('the auth settings of loadAppConfig', () => {
   it('has defaults', () => {
-    expect(loadAppConfig({})).toMatchObject({
-      JWT_ROLES_CLAIM: 'roles',
-      ADMIN_EMAILS: [],
-      RATE_LIMIT_REQUESTS: 600,
-      RATE_LIMIT_ANONYMOUS_REQUESTS: 300,
-      RATE_LIMIT_WINDOW_SECONDS: 60,
+    expect(loadAppConfig({}).auth).toMatchObject({
+      jwtRolesClaim: 'roles',
+      adminEmails: [],
+      rateLimit: { requests: 600, anonymousRequests: 300, windowSeconds: 60 },
     });
   });
 
   it('reads lists, lower-cases admin e-mails, and names the issuer as authorization server by default', () => {
     const config = loadAppConfig({ JWT_SECRET: SECRET, JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'a, b', ADMIN_EMAILS: 'Boss@Example.com' });
-    expect(config).toMatchObject({ JWT_AUDIENCE: ['a', 'b'], ADMIN_EMAILS: ['boss@example.com'], OAUTH_ISSUER: 'https://id.example.com' });
-    expect(loadAppConfig({ JWT_ISSUER: 'https://id.example.com', OAUTH_ISSUER: 'https://login.example.com' }).OAUTH_ISSUER).toBe('https://login.example.com');
+    expect(config.auth).toMatchObject({ jwtAudience: ['a', 'b'], adminEmails: ['boss@example.com'], oauthIssuer: 'https://id.example.com' });
+    expect(loadAppConfig({ JWT_ISSUER: 'https://id.example.com', OAUTH_ISSUER: 'https://login.example.com' }).auth.oauthIssuer).toBe('https://login.example.com');
   });
 
   it('refuses to start in production without a token key', () => {
     expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow('Invalid configuration JWT_SECRET: required when NODE_ENV=production (or set JWKS_URL)');
-    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).JWT_SECRET).toBe(SECRET);
-    expect(loadAppConfig({ NODE_ENV: 'production', ...JWKS }).JWKS_URL).toBe('https://id.example.com/jwks');
+    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).auth.jwtSecret).toBe(SECRET);
+    expect(loadAppConfig({ NODE_ENV: 'production', ...JWKS }).auth.jwksUrl).toBe('https://id.example.com/jwks');
   });
 
   it('refuses JWKS mode without both JWT_ISSUER and JWT_AUDIENCE (finding 6)', () => {
@@ -56,7 +54,7 @@ describe('the auth settings of loadAppConfig', () => {
 
   it('accepts plain http for a JWKS on the machine itself, and never echoes a Redis URL', () => {
     for (const local of ['http://127.0.0.1:8080/jwks', 'http://127.8.9.10/jwks', 'http://[::1]:8080/jwks', 'http://localhost/jwks']) {
-      expect(loadAppConfig({ ...JWKS, JWKS_URL: local }).JWKS_URL).toBe(local);
+      expect(loadAppConfig({ ...JWKS, JWKS_URL: local }).auth.jwksUrl).toBe(local);
     }
     expect(() => loadAppConfig({ REDIS_URL: 'http://user:hunter2@cache:6379' })).toThrow(/^(?!.*hunter2)/);
   });

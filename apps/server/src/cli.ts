@@ -71,7 +71,7 @@ export async function runCli(argv: string[], environment: Record<string, string 
   if (!values.sub) throw usageError('--sub is required');
   const config = loadAppConfig(environment, { configDir });
   try {
-    return await signToken(config, { subject: values.sub, email: values.email, name: values.name, admin: values.admin, ttl: values.ttl ?? '1h' });
+    return await signToken({ ...config.auth, dataDir: config.DATA_DIR }, { subject: values.sub, email: values.email, name: values.name, admin: values.admin, ttl: values.ttl ?? '1h' });
   } catch (error) {
     // A bad --ttl, or JWKS mode, where there is no key to sign with.
     throw new CliError((error as Error).message, 1);

@@ -112,7 +112,7 @@ describe('loadAppConfig', () => {
     write('config.yaml', 'MCP_MAX_SESSIONS: 7\nRATE_LIMIT_REQUESTS: 9\nSIGNING_SECRET: a-signing-secret-of-32-characters-at-least\n');
     const config = loadAppConfig({}, { configDir: dir });
     expect(config.mcp.maxSessions).toBe(7);
-    expect(config.RATE_LIMIT_REQUESTS).toBe(9);
+    expect(config.auth.rateLimit.requests).toBe(9);
     expect(config.common).toEqual({ signingSecret: 'a-signing-secret-of-32-characters-at-least' });
   });
 

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { authConfig, type AuthModuleOptions } from '@app/auth';
+import { authConfig, type AuthSectionOptions } from '@app/auth';
 import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, list, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
 import { filesConfig } from '@app/files';
 import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
@@ -18,10 +18,9 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /**
  * The server's configuration: the app's own keys, and each lib's section (its keys, defaults and
- * checks live in the lib: `commonConfig`, `mcpConfig`, `authConfig`). The auth keys are still
- * read by the auth lib under their env names, so they sit at the top level.
+ * checks live in the lib: `commonConfig`, `mcpConfig`, `authConfig`, ...), each under its own field.
  */
-export interface AppConfig extends AuthModuleOptions {
+export interface AppConfig {
   version: string;
   PORT: number;
   HOST: string;
@@ -44,6 +43,8 @@ export interface AppConfig extends AuthModuleOptions {
   common: CommonModuleOptions;
   /** `McpModule.forRoot` options, but for the server's identity. */
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
+  /** `AuthModule.forRoot` options but for the app's address and data directory: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys. */
+  auth: AuthSectionOptions;
   /** `ToolDirectoriesModule.register` options (`MCP_TOOL_DIRS`). */
   toolDirectories: ToolDirectoriesOptions;
   /** Long-term memory: the MEMORY_* and EMBEDDING_* keys. */
@@ -197,7 +198,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     ...server,
     common: commonConfig.load(env),
     mcp: mcpConfig.load(env),
-    ...authConfig.load(env),
+    auth: authConfig.load(env),
     toolDirectories: toolDirectoriesConfig.load(env),
     memory: memoryConfig.load(env),
     files: filesConfig.load(env),

@@ -1,5 +1,5 @@
 import { ConfigError, defineConfigSection, duration, int, isLoopback, list, optionalStr, parseUrl, str } from '@app/common';
-import type { AuthModuleOptions } from './auth.options.js';
+import type { AuthSectionOptions } from './auth.options.js';
 
 const httpUrl = (raw: string | undefined, key: string): string | undefined => {
   if (!raw) return undefined;
@@ -42,20 +42,21 @@ export const authConfig = defineConfigSection({
     if (jwksUrl && !values.JWT_ISSUER) throw new ConfigError('JWT_ISSUER', 'required with JWKS_URL: the issuer whose tokens this server accepts');
     if (jwksUrl && !values.JWT_AUDIENCE.length) throw new ConfigError('JWT_AUDIENCE', 'required with JWKS_URL: the audience the identity provider puts in tokens for this server');
   },
-  // The auth lib still reads these under their env names; the app adds PUBLIC_BASE_URL and DATA_DIR.
-  toOptions: (values): Omit<AuthModuleOptions, 'PUBLIC_BASE_URL' | 'DATA_DIR'> => ({
-    JWT_SECRET: values.JWT_SECRET,
-    JWKS_URL: values.JWKS_URL,
-    JWT_ISSUER: values.JWT_ISSUER,
-    JWT_AUDIENCE: values.JWT_AUDIENCE.length ? values.JWT_AUDIENCE : undefined,
-    JWT_ROLES_CLAIM: values.JWT_ROLES_CLAIM,
-    JWT_MAX_AGE_SECONDS: values.JWT_MAX_AGE,
-    ADMIN_EMAILS: values.ADMIN_EMAILS.map((email) => email.toLowerCase()),
-    OAUTH_ISSUER: values.OAUTH_ISSUER ?? values.JWT_ISSUER,
-    REDIS_URL: values.REDIS_URL,
-    RATE_LIMIT_REQUESTS: values.RATE_LIMIT_REQUESTS,
-    RATE_LIMIT_ANONYMOUS_REQUESTS: values.RATE_LIMIT_ANONYMOUS_REQUESTS,
-    RATE_LIMIT_WINDOW_SECONDS: values.RATE_LIMIT_WINDOW_SECONDS,
-    MCP_SECRETS_MAX_PER_USER: values.MCP_SECRETS_MAX_PER_USER,
+  toOptions: (values): AuthSectionOptions => ({
+    jwtSecret: values.JWT_SECRET,
+    jwksUrl: values.JWKS_URL,
+    jwtIssuer: values.JWT_ISSUER,
+    jwtAudience: values.JWT_AUDIENCE.length ? values.JWT_AUDIENCE : undefined,
+    jwtRolesClaim: values.JWT_ROLES_CLAIM,
+    jwtMaxAgeSeconds: values.JWT_MAX_AGE,
+    adminEmails: values.ADMIN_EMAILS.map((email) => email.toLowerCase()),
+    oauthIssuer: values.OAUTH_ISSUER ?? values.JWT_ISSUER,
+    redisUrl: values.REDIS_URL,
+    rateLimit: {
+      requests: values.RATE_LIMIT_REQUESTS,
+      anonymousRequests: values.RATE_LIMIT_ANONYMOUS_REQUESTS,
+      windowSeconds: values.RATE_LIMIT_WINDOW_SECONDS,
+    },
+    mcpSecretsMaxPerUser: values.MCP_SECRETS_MAX_PER_USER,
   }),
 });

@@ -1,40 +1,48 @@
-/** The settings the auth module reads; the server's `AppConfig` satisfies this shape. */
+/** Requests allowed per window on `/mcp` and `/api`; a count of 0 switches that limit off. */
+export interface RateLimitOptions {
+  /** Requests per window per credential. */
+  requests: number;
+  /** Requests per window per client IP address without a credential. */
+  anonymousRequests: number;
+  windowSeconds: number;
+}
+
+/** `AuthModule.forRoot` options: `authConfig`'s section, plus the app's address and data directory. */
 export interface AuthModuleOptions {
   /** The address clients reach the server at, without a trailing slash. */
-  PUBLIC_BASE_URL: string;
-  /** False when PUBLIC_BASE_URL is only the default: the metadata then names the address the client used. */
-  PUBLIC_BASE_URL_CONFIGURED?: boolean;
+  publicBaseUrl: string;
+  /** False when `publicBaseUrl` is only the default: the metadata then names the address the client used. */
+  publicBaseUrlConfigured?: boolean;
   /** Where a generated HS256 secret is kept when none is configured. */
-  DATA_DIR: string;
-  /** HS256 key; exclusive with `JWKS_URL`. */
-  JWT_SECRET?: string;
-  /** The identity provider's JWKS endpoint, for RS256/ES256 tokens; exclusive with `JWT_SECRET`. */
-  JWKS_URL?: string;
+  dataDir: string;
+  /** HS256 key; exclusive with `jwksUrl`. */
+  jwtSecret?: string;
+  /** The identity provider's JWKS endpoint, for RS256/ES256 tokens; exclusive with `jwtSecret`. */
+  jwksUrl?: string;
   /** Required `iss` of every token, when set. */
-  JWT_ISSUER?: string;
+  jwtIssuer?: string;
   /** Accepted `aud` values (any one must match), when set. */
-  JWT_AUDIENCE?: string[];
+  jwtAudience?: string[];
   /**
    * Oldest token accepted, counted from its `iat` (which is then required); 0 switches the check
    * off. A token issued in the future is refused either way.
    */
-  JWT_MAX_AGE_SECONDS: number;
+  jwtMaxAgeSeconds: number;
   /** Claim listing the caller's roles, a dotted path for nested claims (e.g. `realm_access.roles`). */
-  JWT_ROLES_CLAIM: string;
+  jwtRolesClaim: string;
   /** E-mail addresses (lower-cased) whose owners are admins whatever their token says. */
-  ADMIN_EMAILS: string[];
+  adminEmails: string[];
   /** The authorization server OAuth clients are sent to, named in the protected-resource metadata. */
-  OAUTH_ISSUER?: string;
+  oauthIssuer?: string;
   /** A Redis server that instances share rate-limit counters through; without it each instance counts alone. */
-  REDIS_URL?: string;
-  /** Requests per window per credential on `/mcp` and `/api`; 0 switches the limit off. */
-  RATE_LIMIT_REQUESTS: number;
-  /** Requests per window per client IP address without a credential; 0 switches the limit off. */
-  RATE_LIMIT_ANONYMOUS_REQUESTS: number;
-  RATE_LIMIT_WINDOW_SECONDS: number;
+  redisUrl?: string;
+  rateLimit: RateLimitOptions;
   /** Most live (neither revoked nor expired) MCP secrets one user may hold. */
-  MCP_SECRETS_MAX_PER_USER: number;
+  mcpSecretsMaxPerUser: number;
 }
+
+/** What `authConfig` gives: everything but what the app itself decides. */
+export type AuthSectionOptions = Omit<AuthModuleOptions, 'publicBaseUrl' | 'publicBaseUrlConfigured' | 'dataDir'>;
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
 

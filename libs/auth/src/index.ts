@@ -1,5 +1,5 @@
 export { AuthModule } from './auth.module.js';
-export type { AuthModuleOptions } from './auth.options.js';
+export type { AuthModuleOptions, AuthSectionOptions, RateLimitOptions } from './auth.options.js';
 export { SECRET_PREFIX } from './credentials.js';
 export { signToken, type TokenRequest } from './jwt/sign-token.js';
 export { CallerGuard, type AuthenticatedRequest } from './rest/caller.guard.js';

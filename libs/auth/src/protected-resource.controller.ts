@@ -13,13 +13,13 @@ export class ProtectedResourceController {
 
   @Get(['oauth-protected-resource', 'oauth-protected-resource/mcp'])
   metadata(@Req() request: FastifyRequest) {
-    const { PUBLIC_BASE_URL, PUBLIC_BASE_URL_CONFIGURED, OAUTH_ISSUER } = this.options;
+    const { publicBaseUrl, publicBaseUrlConfigured, oauthIssuer } = this.options;
     // MCP clients compare `resource` with the URL they were given; without a configured public
     // address, that is the address this request came to (localhost and 127.0.0.1 both work).
-    const base = PUBLIC_BASE_URL_CONFIGURED === false ? `${request.protocol}://${request.host}` : PUBLIC_BASE_URL;
+    const base = publicBaseUrlConfigured === false ? `${request.protocol}://${request.host}` : publicBaseUrl;
     return {
       resource: `${base}/mcp`,
-      ...(OAUTH_ISSUER ? { authorization_servers: [OAUTH_ISSUER] } : {}),
+      ...(oauthIssuer ? { authorization_servers: [oauthIssuer] } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'Mirobody',
     };

@@ -28,7 +28,7 @@ export class UsersService {
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
   ) {
-    this.adminEmails = new Set(options.ADMIN_EMAILS.map((email) => email.toLowerCase()));
+    this.adminEmails = new Set(options.adminEmails.map((email) => email.toLowerCase()));
   }
 
   async callerFromToken(identity: TokenIdentity): Promise<UserInfo> {

@@ -13,10 +13,10 @@ export type JwtKeySource = { mode: 'hs256'; secret: Uint8Array; generated: boole
  * so that a first start needs no set-up and the CLI signs with what the server verifies.
  * Production refuses to get here without a configured key (see the server's config validation).
  */
-export function jwtKeySource(options: Pick<AuthModuleOptions, 'JWT_SECRET' | 'JWKS_URL' | 'DATA_DIR'>): JwtKeySource {
-  if (options.JWKS_URL) return { mode: 'jwks', url: new URL(options.JWKS_URL) };
-  if (options.JWT_SECRET) return { mode: 'hs256', secret: new TextEncoder().encode(options.JWT_SECRET), generated: false };
-  return { mode: 'hs256', secret: new TextEncoder().encode(generatedSecret(options.DATA_DIR)), generated: true };
+export function jwtKeySource(options: Pick<AuthModuleOptions, 'jwtSecret' | 'jwksUrl' | 'dataDir'>): JwtKeySource {
+  if (options.jwksUrl) return { mode: 'jwks', url: new URL(options.jwksUrl) };
+  if (options.jwtSecret) return { mode: 'hs256', secret: new TextEncoder().encode(options.jwtSecret), generated: false };
+  return { mode: 'hs256', secret: new TextEncoder().encode(generatedSecret(options.dataDir)), generated: true };
 }
 
 function generatedSecret(dataDir: string): string {

@@ -5,7 +5,7 @@ import { LOCAL_ISSUER } from '../auth.options.js';
 import { JwtVerifier } from './jwt-verifier.js';
 
 const secret = new TextEncoder().encode('k'.repeat(32));
-const verifier = (rolesClaim = 'roles') => new JwtVerifier({ mode: 'hs256', secret, generated: false }, { JWT_ROLES_CLAIM: rolesClaim });
+const verifier = (rolesClaim = 'roles') => new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: rolesClaim });
 const sign = (claims: Record<string, unknown>, expiresIn: string | number = '5m') =>
   new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').setExpirationTime(expiresIn).sign(secret);
 
@@ -30,7 +30,7 @@ describe('JwtVerifier', () => {
   });
 
   it('bounds a token’s age by JWT_MAX_AGE, requiring iat, and refuses a future iat (finding 14)', async () => {
-    const bounded = new JwtVerifier({ mode: 'hs256', secret, generated: false }, { JWT_ROLES_CLAIM: 'roles', JWT_MAX_AGE_SECONDS: 24 * 3600 });
+    const bounded = new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: 'roles', jwtMaxAgeSeconds: 24 * 3600 });
     const now = Math.floor(Date.now() / 1000);
     const signed = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').setExpirationTime(now + 100 * 365 * 86_400).sign(secret);
     expect((await bounded.verify(await signed({ iat: now }))).subject).toBe('sam');
@@ -47,7 +47,7 @@ describe('JwtVerifier', () => {
   });
 
   it('answers 503 when the JWKS cannot be fetched', async () => {
-    const remote = new JwtVerifier({ mode: 'jwks', url: new URL('http://127.0.0.1:9/jwks') }, { JWT_ROLES_CLAIM: 'roles' });
+    const remote = new JwtVerifier({ mode: 'jwks', url: new URL('http://127.0.0.1:9/jwks') }, { jwtRolesClaim: 'roles' });
     // The key set is fetched before the signature is looked at, so any RS256-headed token will do.
     const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const token = `${part({ alg: 'RS256', kid: 'k' })}.${part({ sub: 's', exp: 9_999_999_999 })}.c2ln`;

@@ -19,7 +19,7 @@ export interface TokenIdentity {
   agent?: string;
 }
 
-type VerifierOptions = Pick<AuthModuleOptions, 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'> & Partial<Pick<AuthModuleOptions, 'JWT_MAX_AGE_SECONDS'>>;
+type VerifierOptions = Pick<AuthModuleOptions, 'jwtIssuer' | 'jwtAudience' | 'jwtRolesClaim'> & Partial<Pick<AuthModuleOptions, 'jwtMaxAgeSeconds'>>;
 
 /**
  * Checks bearer JWTs with `jose`: signature, `exp` and `nbf` (with clock skew), and `iss`/`aud`
@@ -56,9 +56,9 @@ export class JwtVerifier {
         clockTolerance: CLOCK_SKEW_SECONDS,
         requiredClaims: ['sub', 'exp'],
         // Bounds a token's life however far ahead its `exp` lies; jose then requires `iat` and refuses one in the future.
-        ...(this.options.JWT_MAX_AGE_SECONDS ? { maxTokenAge: this.options.JWT_MAX_AGE_SECONDS } : {}),
-        ...(this.options.JWT_ISSUER ? { issuer: this.options.JWT_ISSUER } : {}),
-        ...(this.options.JWT_AUDIENCE?.length ? { audience: this.options.JWT_AUDIENCE } : {}),
+        ...(this.options.jwtMaxAgeSeconds ? { maxTokenAge: this.options.jwtMaxAgeSeconds } : {}),
+        ...(this.options.jwtIssuer ? { issuer: this.options.jwtIssuer } : {}),
+        ...(this.options.jwtAudience?.length ? { audience: this.options.jwtAudience } : {}),
       }));
     } catch (error) {
       throw this.refusal(error);
@@ -74,7 +74,7 @@ export class JwtVerifier {
       email: typeof payload.email === 'string' ? payload.email : undefined,
       emailVerified: payload.email_verified === true,
       name: typeof payload.name === 'string' ? payload.name : undefined,
-      roles: rolesFrom(claimAt(payload, this.options.JWT_ROLES_CLAIM)),
+      roles: rolesFrom(claimAt(payload, this.options.jwtRolesClaim)),
       ...(typeof payload.agent === 'string' && payload.agent !== '' ? { agent: payload.agent } : {}),
     };
   }

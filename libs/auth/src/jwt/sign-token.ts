@@ -13,8 +13,8 @@ export interface TokenRequest {
 
 const TTL = /^[1-9]\d*[smhd]$/;
 
-type SigningOptions = Pick<AuthModuleOptions, 'JWT_SECRET' | 'JWKS_URL' | 'DATA_DIR' | 'JWT_ISSUER' | 'JWT_AUDIENCE' | 'JWT_ROLES_CLAIM'> &
-  Partial<Pick<AuthModuleOptions, 'JWT_MAX_AGE_SECONDS'>>;
+type SigningOptions = Pick<AuthModuleOptions, 'jwtSecret' | 'jwksUrl' | 'dataDir' | 'jwtIssuer' | 'jwtAudience' | 'jwtRolesClaim'> &
+  Partial<Pick<AuthModuleOptions, 'jwtMaxAgeSeconds'>>;
 const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
 /**
@@ -27,21 +27,21 @@ export async function signToken(options: SigningOptions, request: TokenRequest):
   if (!request.subject) throw new Error('a subject is required');
   if (!TTL.test(request.ttl)) throw new Error(`ttl "${request.ttl}": expected a number followed by s, m, h or d, e.g. 1h`);
   const ttlSeconds = Number(request.ttl.slice(0, -1)) * UNIT_SECONDS[request.ttl.slice(-1) as keyof typeof UNIT_SECONDS];
-  const maxAge = options.JWT_MAX_AGE_SECONDS;
+  const maxAge = options.jwtMaxAgeSeconds;
   // The server would refuse the token before it expires: a longer ttl would only mislead.
   if (maxAge && ttlSeconds > maxAge) throw new Error(`ttl "${request.ttl}" exceeds JWT_MAX_AGE (${maxAge} s)`);
   const claims: Record<string, unknown> = {};
   // The operator who signs vouches for the address, as an identity provider that verified it would.
   if (request.email) Object.assign(claims, { email: request.email, email_verified: true });
   if (request.name) claims.name = request.name;
-  if (request.admin) Object.assign(claims, nestedClaim(options.JWT_ROLES_CLAIM, ['admin']));
+  if (request.admin) Object.assign(claims, nestedClaim(options.jwtRolesClaim, ['admin']));
   const jwt = new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(request.subject)
     .setIssuedAt()
     .setExpirationTime(request.ttl);
-  if (options.JWT_ISSUER) jwt.setIssuer(options.JWT_ISSUER);
-  if (options.JWT_AUDIENCE?.length) jwt.setAudience(options.JWT_AUDIENCE[0]!);
+  if (options.jwtIssuer) jwt.setIssuer(options.jwtIssuer);
+  if (options.jwtAudience?.length) jwt.setAudience(options.jwtAudience[0]!);
   return jwt.sign(source.secret);
 }
 

@@ -29,12 +29,12 @@ export class RequestRateLimiter implements OnApplicationShutdown {
   private readonly verified = new Set<string>();
 
   constructor(@Inject(AUTH_OPTIONS) options: AuthModuleOptions) {
-    if (options.REDIS_URL) this.redis = this.connect(options.REDIS_URL);
-    const duration = options.RATE_LIMIT_WINDOW_SECONDS;
-    this.perCredential = this.limiter('credential', options.RATE_LIMIT_REQUESTS, duration);
-    this.anonymous = this.limiter('anonymous', options.RATE_LIMIT_ANONYMOUS_REQUESTS, duration);
+    if (options.redisUrl) this.redis = this.connect(options.redisUrl);
+    const duration = options.rateLimit.windowSeconds;
+    this.perCredential = this.limiter('credential', options.rateLimit.requests, duration);
+    this.anonymous = this.limiter('anonymous', options.rateLimit.anonymousRequests, duration);
     // Made-up credentials cost a lookup each: they count per address, never on a budget of their own.
-    this.unverified = this.limiter('unverified', options.RATE_LIMIT_ANONYMOUS_REQUESTS, duration);
+    this.unverified = this.limiter('unverified', options.rateLimit.anonymousRequests, duration);
   }
 
   /** Counts one request under `key` in `budget`. */

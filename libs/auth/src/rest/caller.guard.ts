@@ -43,7 +43,7 @@ export class CallerGuard implements CanActivate {
       return true;
     } catch (error) {
       if (error instanceof UnauthorizedException) {
-        context.switchToHttp().getResponse<FastifyReply>().header('www-authenticate', bearerChallenge(resourceMetadataUrl(this.options.PUBLIC_BASE_URL)));
+        context.switchToHttp().getResponse<FastifyReply>().header('www-authenticate', bearerChallenge(resourceMetadataUrl(this.options.publicBaseUrl)));
       }
       throw error;
     }

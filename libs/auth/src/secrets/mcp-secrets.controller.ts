@@ -30,7 +30,7 @@ export class McpSecretsController {
       ...(body.agent ? { agent: body.agent } : {}),
       ...(body.expiresAt ? { expiresAt: body.expiresAt } : {}),
     });
-    return { id, secret, url: `${this.options.PUBLIC_BASE_URL}/mcp/${secret}` };
+    return { id, secret, url: `${this.options.publicBaseUrl}/mcp/${secret}` };
   }
 
   @Get()

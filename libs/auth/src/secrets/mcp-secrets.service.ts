@@ -36,7 +36,7 @@ export class McpSecretsService {
     @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
     private readonly background: BackgroundWrites,
     private readonly users: UsersService,
-    @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'MCP_SECRETS_MAX_PER_USER'>,
+    @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'mcpSecretsMaxPerUser'>,
   ) {}
 
   /** 409 once the user holds `MCP_SECRETS_MAX_PER_USER` live secrets: one must be revoked (or expire) first. */
@@ -47,7 +47,7 @@ export class McpSecretsService {
         { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
       ],
     });
-    const max = this.options.MCP_SECRETS_MAX_PER_USER;
+    const max = this.options.mcpSecretsMaxPerUser;
     if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
     const secret = generateSecret();
     try {
