@@ -34,13 +34,14 @@ export class UsersService {
   async callerFromToken(identity: TokenIdentity): Promise<UserInfo> {
     const userId = await this.idFor(identity);
     const admin = identity.roles.includes(ADMIN_ROLE) || (identity.emailVerified && this.isAdminEmail(identity.email));
-    return caller(userId, identity.email, identity.name, admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles, identity.agent);
+    const roles = admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles;
+    return caller(userId, identity.email, identity.emailVerified, identity.name, roles, identity.agent);
   }
 
   /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`, with an address a token verified. */
   callerFromUser(user: UserEntity): UserInfo {
     const admin = user.emailVerified && this.isAdminEmail(user.email);
-    return caller(user.id, user.email ?? undefined, user.name ?? undefined, admin ? [ADMIN_ROLE] : []);
+    return caller(user.id, user.email ?? undefined, user.emailVerified, user.name ?? undefined, admin ? [ADMIN_ROLE] : []);
   }
 
   private isAdminEmail(email: string | null | undefined): boolean {
@@ -75,6 +76,7 @@ export class UsersService {
   }
 }
 
-function caller(userId: string, email: string | undefined, name: string | undefined, roles: string[], agent?: string): UserInfo {
-  return { userId, ...(email ? { email } : {}), ...(name ? { name } : {}), roles, ...(agent ? { agent } : {}) };
+/** `emailVerified` travels only with the address it is about, and is true only when `verified` is exactly `true`. */
+function caller(userId: string, email: string | undefined, verified: boolean, name: string | undefined, roles: string[], agent?: string): UserInfo {
+  return { userId, ...(email ? { email, emailVerified: verified === true } : {}), ...(name ? { name } : {}), roles, ...(agent ? { agent } : {}) };
 }

@@ -5,6 +5,8 @@ export interface UserInfo {
   /** The MCP session id, else the client's `X-Session-Id` header. */
   readonly sessionId?: string;
   readonly email?: string;
+  /** True only when a token said `email_verified: true` for this address; what lets the address stand for the person. */
+  readonly emailVerified?: boolean;
   readonly name?: string;
   readonly roles?: readonly string[];
   /** The conversation this call belongs to: the `X-Conversation-Id` header, else the MCP session id. */

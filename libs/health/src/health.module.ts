@@ -5,6 +5,8 @@ import { DatabaseModule } from '@app/database';
 import { CareCirclesController } from './circles/care-circles.controller.js';
 import { CareCirclesService } from './circles/care-circles.service.js';
 import { HealthAccessService } from './circles/health-access.service.js';
+import { InvitationsController } from './circles/invitations.controller.js';
+import { InvitationsService } from './circles/invitations.service.js';
 import { CareCircleEntity } from './entities/care-circle.entity.js';
 import { CircleInvitationEntity } from './entities/circle-invitation.entity.js';
 import { CircleMemberEntity } from './entities/circle-member.entity.js';
@@ -25,8 +27,8 @@ const FHIR_JSON = 'application/fhir+json';
       migrations: [CreateHealthTables1796094249000],
     }),
   ],
-  controllers: [CareCirclesController, FhirController],
-  providers: [CareCirclesService, HealthAccessService, ObservationsService, FamilyHealthReader, HealthUserData],
+  controllers: [CareCirclesController, InvitationsController, FhirController],
+  providers: [CareCirclesService, InvitationsService, HealthAccessService, ObservationsService, FamilyHealthReader, HealthUserData],
   exports: [HealthAccessService, FamilyHealthReader],
 })
 export class HealthModule implements OnModuleInit {

@@ -6,8 +6,6 @@ import {
   CircleDto,
   CircleListDto,
   CircleNameDto,
-  InvitationAnswerDto,
-  InvitationOutcomeDto,
   InviteDto,
   IssuedInvitationDto,
   MemberDto,
@@ -58,24 +56,6 @@ export class CareCirclesController {
   @ApiConflictResponse({ description: 'That e-mail is already in the circle or invited' })
   invite(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string, @Body() body: InviteDto): Promise<IssuedInvitationDto> {
     return this.circles.invite(caller.userId, circleId, body.email, body.role ?? 'member');
-  }
-
-  @Post('invitations/accept')
-  @HttpCode(200)
-  @ApiOkResponse({ type: InvitationOutcomeDto })
-  @ApiConflictResponse({ description: 'Used, expired, or already a member' })
-  @ApiForbiddenResponse({ description: 'The inviter cannot answer their own invitation' })
-  async accept(@CurrentCaller() caller: UserInfo, @Body() body: InvitationAnswerDto): Promise<InvitationOutcomeDto> {
-    const circle = await this.circles.answerInvitation(caller.userId, body.token, 'accepted');
-    return { status: 'accepted', ...(circle ? { circle } : {}) };
-  }
-
-  @Post('invitations/decline')
-  @HttpCode(200)
-  @ApiOkResponse({ type: InvitationOutcomeDto })
-  async decline(@CurrentCaller() caller: UserInfo, @Body() body: InvitationAnswerDto): Promise<InvitationOutcomeDto> {
-    await this.circles.answerInvitation(caller.userId, body.token, 'declined');
-    return { status: 'declined' };
   }
 
   @Get('circles/:circleId/members')

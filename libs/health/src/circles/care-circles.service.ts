@@ -43,7 +43,7 @@ export interface MembershipChange {
   status?: 'declined';
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /**
  * Care circles and who is in them. Every method starts from the caller's own accepted membership, so a circle
@@ -102,37 +102,6 @@ export class CareCirclesService {
       const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
       await manager.save(manager.create(CircleInvitationEntity, { memberId: member.id, email: normalized, tokenHash: hashToken(token), invitedBy: userId, expiresAt }));
       return { member_id: member.id, email: normalized, role, token, expires_at: expiresAt.toISOString() };
-    });
-  }
-
-  /** Accepting or declining needs the invitation's token; the person who issued it can do neither. */
-  async answerInvitation(userId: string, token: string, answer: 'accepted' | 'declined'): Promise<CircleView | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const invitation = await manager
-        .getRepository(CircleInvitationEntity)
-        .createQueryBuilder('invitation')
-        .setLock('pessimistic_write')
-        .where('invitation.token_hash = :hash', { hash: hashToken(token) })
-        .getOne();
-      if (!invitation) throw new NotFoundError('No invitation has this token');
-      if (invitation.usedAt) throw new ConflictError('This invitation has already been used');
-      if (invitation.expiresAt.getTime() <= Date.now()) throw new ConflictError('This invitation has expired; ask for a new one');
-      if (invitation.invitedBy === userId) throw new ForbiddenError('You cannot answer an invitation you issued yourself');
-      const member = await manager.getRepository(CircleMemberEntity).findOneByOrFail({ id: invitation.memberId });
-      const existing = await manager.getRepository(CircleMemberEntity).findOneBy({ circleId: member.circleId, userId });
-      await manager.update(CircleInvitationEntity, { id: invitation.id }, { usedAt: new Date() });
-      if (existing?.status === 'accepted') {
-        if (answer === 'accepted') throw new ConflictError('You are already in this circle');
-        // Declining an invitation to a circle one is already in: the invitation is simply used up.
-        await manager.delete(CircleMemberEntity, { id: member.id });
-        return null;
-      }
-      // A membership withdrawn earlier gives way to the answer to this new invitation.
-      if (existing) await manager.delete(CircleMemberEntity, { id: existing.id });
-      await manager.update(CircleMemberEntity, { id: member.id }, { userId, status: answer, updatedAt: () => 'now()' });
-      if (answer === 'declined') return null;
-      const circle = await manager.getRepository(CareCircleEntity).findOneByOrFail({ id: member.circleId });
-      return circleView(circle, member);
     });
   }
 
@@ -255,7 +224,7 @@ const memberView = (row: MemberRow): MemberView => ({
   health_access: row.health_access,
 });
 
-const circleView = (circle: CareCircleEntity, me: Pick<CircleMemberEntity, 'id' | 'role'>): CircleView => ({
+export const circleView = (circle: CareCircleEntity, me: Pick<CircleMemberEntity, 'id' | 'role'>): CircleView => ({
   id: circle.id,
   name: circle.name,
   my_role: me.role,

@@ -29,7 +29,7 @@ export class InviteDto {
   role?: MemberRole;
 }
 
-/** `POST /api/invitations/accept` and `/decline`: the token is the proof of being the invited person. */
+/** `POST /api/invitations/accept` and `/decline`: the token is the proof of being the invited person (the other proof is a verified e-mail: `POST /api/invitations/:invitationId/accept`). */
 export class InvitationAnswerDto {
   @ApiProperty({ description: 'The token from the invitation' })
   @IsString()
@@ -103,4 +103,25 @@ export class IssuedInvitationDto {
 export class InvitationOutcomeDto {
   @ApiProperty({ enum: ['accepted', 'declined'] }) status: 'accepted' | 'declined';
   @ApiPropertyOptional({ type: CircleDto }) circle?: CircleDto;
+}
+
+export class InviterDto {
+  @ApiProperty({ type: String, nullable: true }) name: string | null;
+  @ApiProperty({ type: String, nullable: true }) email: string | null;
+}
+
+/** An open invitation to the caller's verified e-mail address. */
+export class PendingInvitationDto {
+  @ApiProperty({ format: 'uuid', description: 'What `POST /api/invitations/:invitationId/accept` and `/decline` take' }) invitation_id: string;
+  @ApiProperty({ format: 'uuid' }) circle_id: string;
+  @ApiProperty() circle_name: string;
+  @ApiProperty({ enum: MEMBER_ROLES, description: 'The role accepting gives' }) role: MemberRole;
+  @ApiProperty({ type: InviterDto }) invited_by: InviterDto;
+  @ApiProperty({ format: 'date-time' }) expires_at: string;
+  @ApiProperty({ format: 'date-time' }) created_at: string;
+}
+
+export class PendingInvitationPageDto {
+  @ApiProperty({ type: [PendingInvitationDto] }) items: PendingInvitationDto[];
+  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
 }
