@@ -4,7 +4,7 @@ import type { AuthModuleOptions } from './auth.options.js';
 import { UserEntity } from './entities/user.entity.js';
 import { UsersService } from './users.service.js';
 
-const service = () => new UsersService({} as Repository<UserEntity>, { ADMIN_EMAILS: [] } as unknown as AuthModuleOptions);
+const service = () => new UsersService({} as Repository<UserEntity>, { adminEmails: [] } as unknown as AuthModuleOptions);
 const row = (fields: Partial<UserEntity>): UserEntity => Object.assign(new UserEntity(), { id: 'u1', email: null, name: null, emailVerified: false }, fields);
 
 describe('UsersService.callerFromUser (an MCP secret: the stored row speaks for the address)', () => {
