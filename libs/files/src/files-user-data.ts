@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { UserDataContributor, type UserDataContributorShape } from '@app/common';
 import { FilesService } from './files.service.js';
+import { FileViewDto } from './http/file-view.dto.js';
 
 /** A user's files in their export (with download links), erased with them, counted for admins. */
 @Injectable()
@@ -13,17 +14,8 @@ export class FilesUserData implements UserDataContributorShape {
     return Promise.all(
       files.map(async (file) => {
         const { url, expiresAt } = await this.files.signedUrl(file);
-        return {
-          fileKey: file.fileKey,
-          filename: file.filename,
-          mime: file.mime,
-          size: file.size,
-          sha256: file.sha256,
-          uploadedAt: file.createdAt.toISOString(),
-          extractionStatus: file.extractionStatus,
-          extractedText: file.extractedText,
-          download: { url, expiresAt: expiresAt.toISOString() },
-        };
+        // The REST view of the file, plus what only an export carries: the text read from it and a download link.
+        return { ...FileViewDto.of(file), extractedText: file.extractedText, download: { url, expiresAt: expiresAt.toISOString() } };
       }),
     );
   }
