@@ -47,23 +47,38 @@ for (const [file, hint] of [
 
 const majorOf = (version) => Number(/^v?(\d+)/.exec(version)?.[1] ?? 0);
 
+/** npm publishes Node builds as `node-<os>-<arch>` (Windows as `win`); never a dependency: few platforms, 185 MB. */
+const PLATFORM_PACKAGE = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
+/** Where the suite's Node is installed on first use when none is at hand; `node_modules` keeps it out of git. */
+const SUITE_NODE_CACHE = join(root, 'node_modules', '.cache', 'conformance-node');
+
+const nodeIn = (prefix) => join(prefix, 'node_modules', PLATFORM_PACKAGE, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+
+function isSuiteNode(candidate) {
+  if (!candidate || !existsSync(candidate)) return false;
+  const version = spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
+  return majorOf(version) >= SUITE_NODE_MAJOR;
+}
+
 /**
  * A Node >= 22 for the suite, first found of: CONFORMANCE_NODE (a path), the Node running this
- * script, the `node-<platform>-<arch>` npm package if installed (never a dependency: it exists for
- * few platforms and weighs 185 MB). The server itself runs on the Node running this script.
+ * script, the platform package installed beside the project or in the cache; else the platform
+ * package is installed into the cache from npm, so that `npm run test:all` works on Node 20 too.
+ * The server itself runs on the Node running this script.
  */
 function findSuiteNode() {
-  const platformPackage = join(root, 'node_modules', `node-${process.platform}-${process.arch}`, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
-  const candidates = [process.env.CONFORMANCE_NODE, process.execPath, platformPackage].filter(Boolean);
-  for (const candidate of candidates) {
-    if (!existsSync(candidate)) continue;
-    const version = spawnSync(candidate, ['--version'], { encoding: 'utf8' }).stdout?.trim() ?? '';
-    if (majorOf(version) >= SUITE_NODE_MAJOR) return candidate;
-  }
+  const found = [process.env.CONFORMANCE_NODE, process.execPath, nodeIn(root), nodeIn(SUITE_NODE_CACHE)].find(isSuiteNode);
+  if (found) return found;
+  console.log(`conformance: the suite needs Node >= ${SUITE_NODE_MAJOR} (this is ${process.version}); installing ${PLATFORM_PACKAGE}@${SUITE_NODE_MAJOR} into ${SUITE_NODE_CACHE}`);
+  const install = spawnSync(
+    'npm',
+    ['install', '--prefix', SUITE_NODE_CACHE, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${PLATFORM_PACKAGE}@${SUITE_NODE_MAJOR}`],
+    { stdio: 'inherit', shell: process.platform === 'win32' },
+  );
+  if (install.status === 0 && isSuiteNode(nodeIn(SUITE_NODE_CACHE))) return nodeIn(SUITE_NODE_CACHE);
   fail(
-    `the conformance suite needs Node >= ${SUITE_NODE_MAJOR}, and this is Node ${process.version}. Either run it on Node ${SUITE_NODE_MAJOR} ` +
-      `(\`nvm use\` reads .nvmrc), or point CONFORMANCE_NODE at a Node ${SUITE_NODE_MAJOR} binary, or install one here with ` +
-      `\`npm install --no-save node-${process.platform}-${process.arch}@${SUITE_NODE_MAJOR}\` where npm has that package.`,
+    `the conformance suite needs Node >= ${SUITE_NODE_MAJOR}, and this is Node ${process.version}, and npm could not install ${PLATFORM_PACKAGE}@${SUITE_NODE_MAJOR}. ` +
+      `Run it on Node ${SUITE_NODE_MAJOR} (\`nvm use\` reads .nvmrc), or point CONFORMANCE_NODE at a Node ${SUITE_NODE_MAJOR} binary.`,
   );
 }
 const NODE22 = findSuiteNode();
