@@ -57,7 +57,14 @@ describe('README.md', () => {
     const blocks = readmeBlocks(readFileSync(join(project, 'README.md'), 'utf8')).slice(1);
     expect(blocks.length).toBeGreaterThanOrEqual(5);
     const script = blocks.map((block, index) => `echo "--- README block ${index + 2}"\n${block}`).join('\n');
-    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], { cwd: project, env, encoding: 'utf8', timeout: 120_000 });
+    const run = spawnSync('bash', ['-euo', 'pipefail', '-c', script], {
+      cwd: project,
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+      // A socket on stdin (Node's default pipe) makes bash think sshd started it and source bashrc.
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const transcript = `${run.stdout}\n${run.stderr}`;
     expect([run.status, transcript]).toEqual([0, transcript]);
     // What the blocks print is what the README says they print.
