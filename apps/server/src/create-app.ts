@@ -38,7 +38,7 @@ export async function createApp(
   serveOpenApi(app, config.version);
   if (!silent) {
     app.useLogger(withQuietStartup(app.get(Logger)));
-    logRequests(adapter.getInstance(), await app.resolve(PinoLogger));
+    logRequests(adapter.getInstance(), await app.resolve(PinoLogger), { requestContext: config.LOG_REQUEST_CONTEXT });
   }
   return app;
 }

@@ -79,14 +79,17 @@ export const serializers = {
 };
 
 /**
- * Per request: nestjs-pino's logging context, so Nest `Logger` lines written while serving the
- * request carry its id; and one line once the response has gone (or the client hung up first) with
- * id, method, path and status, never headers, so credentials (Authorization, cookies, session ids)
- * cannot leak into the logs and no redaction pass runs over every line.
+ * Per request: one line once the response has gone (or the client hung up first) with id, method,
+ * path and status, never headers, so credentials (Authorization, cookies, session ids) cannot leak
+ * into the logs and no redaction pass runs over every line. With `requestContext`, also
+ * nestjs-pino's logging context, so Nest `Logger` lines written while serving the request carry
+ * its id (`LOG_REQUEST_CONTEXT`; without it, tool errors and failed MCP requests still name the id).
  */
-export function logRequests(fastify: FastifyInstance, logger: PinoLogger): void {
-  // Entered after the body is parsed: the body's stream events would run outside an earlier context.
-  fastify.addHook('preValidation', (request, _reply, done) => logger.runInContext(done, { bindings: { reqId: request.id } }));
+export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requestContext }: { requestContext: boolean }): void {
+  if (requestContext) {
+    // Entered after the body is parsed: the body's stream events would run outside an earlier context.
+    fastify.addHook('preValidation', (request, _reply, done) => logger.runInContext(done, { bindings: { reqId: request.id } }));
+  }
   fastify.addHook('onResponse', (request, reply, done) => {
     const line = { reqId: request.id, req: request, res: reply.raw, responseTime: roundedElapsed(reply) };
     if (reply.statusCode >= 500) PinoLogger.root.error(line, 'request failed');

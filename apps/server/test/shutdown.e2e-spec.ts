@@ -89,6 +89,7 @@ describe('the built server', () => {
         DATA_DIR: join(workDir, 'data'),
         // A second session evicts the first, which logs a warning while serving the request.
         MCP_MAX_SESSIONS: '1',
+        LOG_REQUEST_CONTEXT: 'true',
         // For test_sampling, a call that waits on the client until it hangs up.
         MCP_CONFORMANCE_FIXTURES: 'true',
         ...(database ? { DATABASE_URL: database.url } : {}),

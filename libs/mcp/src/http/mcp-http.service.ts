@@ -124,7 +124,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     try {
       await this.route(request, response);
     } catch (error) {
-      this.logger.error(`MCP request failed: ${(error as Error).message}`, (error as Error).stack);
+      this.logger.error(`MCP request ${request.id} failed: ${(error as Error).message}`, (error as Error).stack);
       if (!response.headersSent) writeJsonRpcError(response, 500, INTERNAL_ERROR, 'Internal server error');
       else response.end();
     }
