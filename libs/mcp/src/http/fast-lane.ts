@@ -227,18 +227,33 @@ function exchangeKind(request: FastifyRequest): ExchangeKind | undefined {
  * its tool in `Mcp-Name`, verbatim (the SDK would decode a Base64 sentinel and strip blanks).
  */
 function servableModern(headers: FastifyRequest['headers'], body: JSONRPCRequest): boolean {
-  const route = classifyInboundRequest({
-    httpMethod: 'POST',
-    protocolVersionHeader: MODERN_REVISION,
-    mcpMethodHeader: headers['mcp-method'] as string,
-    ...(typeof headers['mcp-name'] === 'string' ? { mcpNameHeader: headers['mcp-name'] } : {}),
-    body,
-  });
-  if (route.kind !== 'modern' || route.messageKind !== 'request' || route.classification.revision !== MODERN_REVISION) return false;
+  if (!classifiedModern(headers['mcp-method'] as string, body)) return false;
   if (body.method !== 'tools/call') return true;
   const name = (body.params as { name: string }).name;
   return headers['mcp-name'] === name && name === name.trim() && !name.startsWith('=?');
 }
+
+/**
+ * The SDK classifier's verdict on a request `take` accepted (a plain JSON-RPC request with plain
+ * params): it reads only the method, the two headers and `params._meta`, so its verdict is
+ * remembered by those. A client sends the same envelope with every request, and the envelope's
+ * schema validation is most of what classifying costs. Bounded: a flood of distinct envelopes
+ * only empties the memo.
+ */
+function classifiedModern(methodHeader: string, body: JSONRPCRequest): boolean {
+  const key = `${body.method}\n${methodHeader}\n${JSON.stringify((body.params as Record<string, unknown>)._meta)}`;
+  let verdict = modernVerdicts.get(key);
+  if (verdict === undefined) {
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: methodHeader, body });
+    verdict = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN_REVISION;
+    if (modernVerdicts.size >= MAX_MODERN_VERDICTS) modernVerdicts.clear();
+    modernVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+const modernVerdicts = new Map<string, boolean>();
+const MAX_MODERN_VERDICTS = 1000;
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
