@@ -1,17 +1,53 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  classifyInboundRequest,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  isJsonContentType,
+  LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
+  SERVER_INFO_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
   type AuthInfo,
   type CallToolResult,
+  type Implementation,
   type InputRequiredResult,
   type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
-import { agentFromAuthInfo, callerFromAuthInfo } from '../caller.js';
+import { agentFromAuthInfo, callerFromAuthInfo, callerKey } from '../caller.js';
 import { takesContext, type McpRegistry, type RegisteredTool } from '../registry/mcp-registry.js';
+import { handOverResult } from '../server/handed-over-result.js';
 import { isPlainObject, isUnchangedBySdk, nonObjectOutputSchema } from './sdk-result-shape.js';
+
+/**
+ * The modern revision the SDK's `createMcpHandler` serves. The SDK keeps its list of modern
+ * revisions to itself (`SUPPORTED_PROTOCOL_VERSIONS` is the 2025 `initialize` list), so a request
+ * naming any other modern revision is left to it.
+ */
+const MODERN_REVISION = '2026-07-28';
+
+/** A live 2025 session of this instance, as the session store holds it. */
+export interface LaneSession {
+  transport: { handleRequest(request: IncomingMessage, response: ServerResponse, body: unknown): Promise<void> };
+  /** Opened by a client that stated no `Accept`: its transport answers with JSON bodies, not SSE. */
+  jsonResponse: boolean;
+}
+
+/** How the SDK path would serve each kind of exchange; the lane hands a call's result to it when it cannot write the answer itself. */
+export interface LaneRoutes {
+  /** The live session with this id opened by `owner` (the SDK path's own lookup); another caller's is not found. */
+  session(id: string, owner: string): LaneSession | undefined;
+  /** The shared server of session-less 2025 exchanges. */
+  shared(request: JSONRPCRequest, response: ServerResponse, authInfo: AuthInfo): void;
+  /** The SDK's `createMcpHandler`, which serves 2026-07-28 exchanges. */
+  modern(raw: IncomingMessage, response: ServerResponse, body: unknown): Promise<void>;
+}
+
+/** The exchange as the SDK path would route it. */
+type Exchange = { kind: 'stateless' } | { kind: 'modern' } | { kind: 'session'; id: string; session: LaneSession };
+type ExchangeKind = Exchange['kind'];
 
 /** A request the lane takes over, with everything it already checked. */
 type LaneRequest =
@@ -19,78 +55,128 @@ type LaneRequest =
   | { method: 'tools/call'; id: RequestId; tool: RegisteredTool; args: Record<string, unknown> | undefined };
 
 /**
- * Serves the three methods that carry nearly all production traffic (`tools/call`, `tools/list`,
- * `ping`) on a session-less 2025 exchange without the SDK's `Protocol` (its schema parses, abort
- * controller and context building cost more than a whole bare Fastify request). It takes a request
- * only when it can prove the SDK would answer it the same way, and otherwise returns `undefined`
- * so the caller routes it to the SDK unchanged: a batch, a session, a 2026 envelope, a progress
- * token, a tool that takes `@ToolContext()`, an unknown tool, any params shape the SDK might refuse.
+ * Serves the methods that carry nearly all production traffic (`tools/call`, `tools/list`, and
+ * `ping` where the revision has it) without the SDK's `Protocol` (its schema parses, abort
+ * controller and context building cost more than a whole bare Fastify request), on three kinds of
+ * exchange: a session-less 2025 one, one of a live 2025 session this instance holds for the same
+ * caller, and a 2026-07-28 one (per-request envelope). It takes a request only when it can prove
+ * the SDK would answer it the same way, and otherwise returns `undefined` so the caller routes it
+ * to the SDK unchanged: a batch, a progress token, a tool that takes `@ToolContext()`, an unknown
+ * tool, any params or header the SDK might refuse.
  *
  * It runs after the `/mcp` route's own checks (rate limit, DNS rebinding, caller resolution and the
- * 401 challenge), so it sees only callers that may call; the caller comes from the credential alone.
- * A result it cannot prove the SDK passes unchanged (a tool's own content blocks, a class instance,
- * an input request) goes to the SDK with the call already made (`handOver`), never run twice.
+ * 401 challenge), so it sees only callers that may call; the caller comes from the credential alone,
+ * and a session only serves the caller it is bound to. A result it cannot prove the SDK passes
+ * unchanged (a tool's own content blocks, a class instance, an input request) goes to the SDK path
+ * of its exchange with the call already made (`handOverResult`), never run twice.
  */
 export class FastLane {
+  /** The `_meta` the 2026 codec stamps on every result (`stampServerInfoMeta`). */
+  private readonly modernResultMeta: string;
+  private readonly listPayloads = { legacy: new WeakMap<object, Buffer | null>(), modern: new WeakMap<object, Buffer | null>() };
+
   constructor(
     private readonly registry: McpRegistry,
-    private readonly handOver: (request: JSONRPCRequest, response: ServerResponse, authInfo: AuthInfo, result: CallToolResult | InputRequiredResult) => void,
-  ) {}
+    serverInfo: Implementation,
+    private readonly routes: LaneRoutes,
+  ) {
+    this.modernResultMeta = JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo });
+  }
 
   /** Answers the exchange and resolves when done; `undefined` when the request is the SDK's to serve. */
   serve(request: FastifyRequest, response: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): Promise<void> | undefined {
-    if (!this.sessionLess2025(request)) return undefined;
+    const kind = exchangeKind(request);
+    if (!kind) return undefined;
     // The agent's tool lists apply here as on the SDK path: a hidden tool is the SDK's to call unknown.
     const agent = agentFromAuthInfo(authInfo);
-    const taken = this.take(body, agent);
+    const taken = this.take(body, agent, kind);
     if (!taken) return undefined;
-    if (taken.method === 'tools/call') return this.callTool(body as JSONRPCRequest, taken, response, authInfo);
-    return writeResult(response, taken.id, taken.method === 'ping' ? '{}' : this.listPayload(agent)!);
+    const exchange = this.exchange(kind, request, body as JSONRPCRequest, authInfo);
+    if (!exchange) return undefined;
+    if (taken.method === 'tools/call') return this.callTool(request, body as JSONRPCRequest, taken, exchange, response, authInfo);
+    if (taken.method === 'ping') return answer(response, exchange, taken.id, '{}');
+    return answer(response, exchange, taken.id, this.listPayload(agent, kind)!);
   }
 
-  private async callTool(body: JSONRPCRequest, call: Extract<LaneRequest, { method: 'tools/call' }>, response: ServerResponse, authInfo: AuthInfo | undefined) {
-    const caller = callerFromAuthInfo(authInfo);
-    const result = await this.registry.callRegistered(call.tool, call.args, authInfo, undefined);
-    if (isUnchangedBySdk(result, call.tool.definition.outputSchema)) return writeResult(response, call.id, JSON.stringify(result));
-    this.handOver(body, response, { token: '', clientId: caller?.userId ?? '', scopes: [], ...authInfo }, result);
+  private async callTool(
+    request: FastifyRequest,
+    body: JSONRPCRequest,
+    call: Extract<LaneRequest, { method: 'tools/call' }>,
+    exchange: Exchange,
+    response: ServerResponse,
+    authInfo: AuthInfo | undefined,
+  ) {
+    const result = await this.registry.callRegistered(call.tool, call.args, authInfo, exchange.kind === 'session' ? exchange.id : undefined);
+    if (isUnchangedBySdk(result, call.tool.definition.outputSchema)) {
+      const json = JSON.stringify(result);
+      // The 2026 result schema adds its defaulted `resultType` after the keys given; the encoder appends the server's identity.
+      return answer(response, exchange, call.id, exchange.kind === 'modern' ? `${json.slice(0, -1)},"resultType":"complete","_meta":${this.modernResultMeta}}` : json);
+    }
+    this.handOver(request, body, exchange, response, authInfo, result);
   }
 
-  /** The serialized `tools/list` result; null when a non-object output schema makes it the SDK's to send (its 2025 codec rewrites those). */
-  private listPayload(agent: string | undefined): Buffer | null {
+  /** Lets the exchange's SDK path validate and encode a result the lane already has, under a fresh `AuthInfo` that carries it. */
+  private handOver(request: FastifyRequest, body: JSONRPCRequest, exchange: Exchange, response: ServerResponse, authInfo: AuthInfo | undefined, result: CallToolResult | InputRequiredResult) {
+    const carrier: AuthInfo = { token: '', clientId: callerFromAuthInfo(authInfo)?.userId ?? '', scopes: [], ...authInfo };
+    handOverResult(carrier, result);
+    if (exchange.kind === 'stateless') return this.routes.shared(body, response, carrier);
+    const raw = Object.assign(request.raw, { auth: carrier });
+    if (exchange.kind === 'modern') return this.routes.modern(raw, response, body);
+    return exchange.session.transport.handleRequest(raw, response, body);
+  }
+
+  /**
+   * The exchange the SDK would serve this request on, once the checks that need the body are done:
+   * for 2026, the SDK's own classification and its required-header rung; for a session, the lookup.
+   */
+  private exchange(kind: ExchangeKind, request: FastifyRequest, body: JSONRPCRequest, authInfo: AuthInfo | undefined): Exchange | undefined {
+    if (kind === 'stateless') return { kind };
+    const headers = request.headers;
+    if (kind === 'modern') return servableModern(headers, body) ? { kind } : undefined;
+    const id = headers['mcp-session-id'] as string;
+    const session = this.routes.session(id, callerKey(authInfo));
+    return session && { kind, id, session };
+  }
+
+  /**
+   * The serialized `tools/list` result for the revision; null when the SDK's codec would rewrite it
+   * (the 2025 codec rewrites non-object output schemas, the 2026 one drops a tool's `execution`).
+   */
+  private listPayload(agent: string | undefined, kind: ExchangeKind): Buffer | null {
     const list = this.registry.listTools(agent);
-    let payload = listPayloads.get(list);
+    const modern = kind === 'modern';
+    const cache = modern ? this.listPayloads.modern : this.listPayloads.legacy;
+    let payload = cache.get(list);
     if (payload === undefined) {
-      payload = list.tools.some((tool) => nonObjectOutputSchema(tool.outputSchema)) ? null : Buffer.from(JSON.stringify(list));
-      listPayloads.set(list, payload);
+      payload = modern ? this.modernList(list) : list.tools.some((tool) => nonObjectOutputSchema(tool.outputSchema)) ? null : Buffer.from(JSON.stringify(list));
+      cache.set(list, payload);
     }
     return payload;
   }
 
-  /** A 2025 exchange without a session, or an unusual header the SDK should judge: only the first takes the lane. */
-  private sessionLess2025(request: FastifyRequest): boolean {
-    const headers = request.headers;
-    if (headers['mcp-session-id'] !== undefined || headers['mcp-method'] !== undefined) return false;
-    const accept = headers.accept;
-    if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return false;
-    const version = headers['mcp-protocol-version'];
-    return version === undefined || (typeof version === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(version));
+  /** The 2026 codec's encoding of a plain tool list: `resultType`, the cache fields' defaults, the server's identity. */
+  private modernList(list: ReturnType<McpRegistry['listTools']>): Buffer | null {
+    if (Object.keys(list).some((key) => key !== 'tools') || list.tools.some((tool) => 'execution' in tool)) return null;
+    const head = JSON.stringify({ ...list, resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    return Buffer.from(`${head.slice(0, -1)},"_meta":${this.modernResultMeta}}`);
   }
 
-  private take(body: unknown, agent: string | undefined): LaneRequest | undefined {
+  private take(body: unknown, agent: string | undefined, kind: ExchangeKind): LaneRequest | undefined {
     if (!isPlainObject(body) || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return undefined;
     // The SDK refuses a message with fields JSON-RPC does not define.
     if (Object.keys(body).some((key) => !REQUEST_KEYS.has(key))) return undefined;
     const params = body.params;
     if (params !== undefined && !isPlainObject(params)) return undefined;
-    if (params !== undefined && !plainMeta(params._meta)) return undefined;
+    if (params !== undefined && !laneMeta(params._meta, kind)) return undefined;
     const id = body.id;
     switch (body.method) {
       case 'ping':
-        return { method: 'ping', id };
+        // The 2026-07-28 revision has no `ping`: the SDK answers it as an unknown method.
+        return kind === 'modern' ? undefined : { method: 'ping', id };
       case 'tools/list':
         // A cursor is the SDK's to judge (and to refuse with its own error).
         if (params !== undefined && Object.keys(params).some((key) => key !== '_meta')) return undefined;
-        return this.listPayload(agent) === null ? undefined : { method: 'tools/list', id };
+        return this.listPayload(agent, kind) === null ? undefined : { method: 'tools/list', id };
       case 'tools/call':
         return params === undefined ? undefined : this.takeCall(id, params, agent);
       default:
@@ -99,6 +185,7 @@ export class FastLane {
   }
 
   private takeCall(id: RequestId, params: Record<string, unknown>, agent: string | undefined): LaneRequest | undefined {
+    // Anything else (a task, a 2026 `requestState` or `inputResponses`) is the SDK's to handle.
     if (Object.keys(params).some((key) => key !== 'name' && key !== 'arguments' && key !== '_meta')) return undefined;
     const { name, arguments: args } = params;
     if (typeof name !== 'string') return undefined;
@@ -110,25 +197,109 @@ export class FastLane {
   }
 }
 
-/** Serialized `tools/list` payloads (null: the SDK must send it), per frozen list the registry built (one per agent view). */
-const listPayloads = new WeakMap<object, Buffer | null>();
+/**
+ * Which exchange the headers describe, when the lane may serve it: a 2026-07-28 one (its
+ * `Mcp-Method` must be there; the classifier checks it names the body's method), or a 2025 one
+ * the SDK path would serve (both media types accepted, a 2025 version or none), with or without a
+ * session. Anything unusual is the SDK's to judge.
+ */
+function exchangeKind(request: FastifyRequest): ExchangeKind | undefined {
+  const headers = request.headers;
+  const version = headers['mcp-protocol-version'];
+  if (version === MODERN_REVISION) {
+    return typeof headers['mcp-method'] === 'string' && isJsonContentType(headers['content-type']) ? 'modern' : undefined;
+  }
+  if (headers['mcp-method'] !== undefined) return undefined;
+  const accept = headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (version !== undefined && (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+  const sessionId = headers['mcp-session-id'];
+  if (sessionId === undefined) return 'stateless';
+  // A session's transport refuses other media types itself (415).
+  return typeof sessionId === 'string' && isJsonContentType(headers['content-type']) ? 'session' : undefined;
+}
+
+/**
+ * True when `createMcpHandler` would dispatch this 2026 request to its server: the SDK's own
+ * classifier finds a well-formed envelope naming this revision that agrees with the
+ * `MCP-Protocol-Version` and `Mcp-Method` headers, and the required-header rung it runs next
+ * (`validateStandardRequestHeaders`, which the SDK does not export) passes: a `tools/call` names
+ * its tool in `Mcp-Name`, verbatim (the SDK would decode a Base64 sentinel and strip blanks).
+ */
+function servableModern(headers: FastifyRequest['headers'], body: JSONRPCRequest): boolean {
+  if (!classifiedModern(headers['mcp-method'] as string, body)) return false;
+  if (body.method !== 'tools/call') return true;
+  const name = (body.params as { name: string }).name;
+  return headers['mcp-name'] === name && name === name.trim() && !name.startsWith('=?');
+}
+
+/**
+ * The SDK classifier's verdict on a request `take` accepted (a plain JSON-RPC request with plain
+ * params): it reads only the method, the two headers and `params._meta`, so its verdict is
+ * remembered by those. A client sends the same envelope with every request, and the envelope's
+ * schema validation is most of what classifying costs. Bounded: a flood of distinct envelopes
+ * only empties the memo.
+ */
+function classifiedModern(methodHeader: string, body: JSONRPCRequest): boolean {
+  const key = `${body.method}\n${methodHeader}\n${JSON.stringify((body.params as Record<string, unknown>)._meta)}`;
+  let verdict = modernVerdicts.get(key);
+  if (verdict === undefined) {
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: methodHeader, body });
+    verdict = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN_REVISION;
+    if (modernVerdicts.size >= MAX_MODERN_VERDICTS) modernVerdicts.clear();
+    modernVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+const modernVerdicts = new Map<string, boolean>();
+const MAX_MODERN_VERDICTS = 1000;
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
-const isRequestId = (value: unknown): value is RequestId => typeof value === 'string' || Number.isInteger(value);
+/** The reserved `_meta` keys of the 2026 envelope; the classifier validates them, and the server only reads them for what the lane never does (logging to the client, input requests). */
+const ENVELOPE_META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY]);
 
-/** `_meta` the lane can ignore: absent, or plain without a progress token (progress needs the SDK) or a 2026 envelope claim. */
-function plainMeta(meta: unknown): boolean {
+/** A safe integer: the SDK's message schema refuses larger ones. */
+const isRequestId = (value: unknown): value is RequestId => typeof value === 'string' || Number.isSafeInteger(value);
+
+/**
+ * `_meta` the lane can ignore: absent or plain, without a progress token (progress needs the SDK)
+ * and without reserved keys, save the 2026 envelope's own on a 2026 exchange (a 2025 exchange
+ * carrying the envelope claim is the SDK's to refuse).
+ */
+function laneMeta(meta: unknown, kind: ExchangeKind): boolean {
   if (meta === undefined) return true;
-  return isPlainObject(meta) && !('progressToken' in meta) && !(PROTOCOL_VERSION_META_KEY in meta);
+  if (!isPlainObject(meta) || 'progressToken' in meta) return false;
+  for (const key in meta) {
+    if (key.startsWith('io.modelcontextprotocol/') && !(kind === 'modern' && ENVELOPE_META_KEYS.has(key))) return false;
+  }
+  return true;
 }
 
-/** One `writeHead` with the whole body: the same bytes the shared SDK transport writes for this result. */
-async function writeResult(response: ServerResponse, id: RequestId, result: string | Buffer): Promise<void> {
-  const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
-  const body = typeof result === 'string' ? `${head}${result}}` : Buffer.concat([Buffer.from(head), result, CLOSING_BRACE]);
-  response.writeHead(200, { 'content-type': 'application/json', 'content-length': typeof body === 'string' ? Buffer.byteLength(body) : body.length });
+/**
+ * Writes the answer once (one `writeHead` with the whole body), as the exchange's SDK path would:
+ * the shared transport's JSON body for a session-less 2025 exchange; the SDK's `Protocol` response
+ * (`result`, `jsonrpc`, `id`, in that order) for the others, as one SSE event on a 2025 session
+ * that takes streams, and as a JSON body otherwise.
+ */
+async function answer(response: ServerResponse, exchange: Exchange, id: RequestId, result: string | Buffer): Promise<void> {
+  const idJson = JSON.stringify(id);
+  if (exchange.kind === 'stateless') return writeOnce(response, JSON_HEADERS, [`{"jsonrpc":"2.0","id":${idJson},"result":`, result, '}']);
+  const message = ['{"result":', result, `,"jsonrpc":"2.0","id":${idJson}}`];
+  if (exchange.kind === 'modern') return writeOnce(response, JSON_HEADERS, message);
+  const sessionHeader = { 'mcp-session-id': exchange.id };
+  if (exchange.session.jsonResponse) return writeOnce(response, { ...JSON_HEADERS, ...sessionHeader }, message);
+  writeOnce(response, { ...SSE_HEADERS, ...sessionHeader }, ['event: message\ndata: ', ...message, '\n\n']);
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** The headers of the SDK's streamable HTTP transport on an SSE answer. */
+const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
+
+function writeOnce(response: ServerResponse, headers: Record<string, string>, parts: (string | Buffer)[]): void {
+  const body = parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+  response.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }
-
-const CLOSING_BRACE = Buffer.from('}');

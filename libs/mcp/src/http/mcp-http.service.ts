@@ -26,7 +26,6 @@ import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './sessi
 import { SharedServerTransport } from './shared-server-transport.js';
 import { FastLane } from './fast-lane.js';
 import { RebindingVerdicts } from './rebinding-verdicts.js';
-import { handOverResult } from '../server/handed-over-result.js';
 
 const SESSION_NOT_FOUND = -32001;
 const SERVER_ERROR = -32000;
@@ -96,9 +95,10 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     this.sdkHandler = createMcpHandler(create, { onerror });
     this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
     if (this.options.fastLane) {
-      this.fastLane = new FastLane(this.registry, (request, response, authInfo, result) => {
-        handOverResult(authInfo, result);
-        this.sharedTransport.dispatch(request, response, authInfo);
+      this.fastLane = new FastLane(this.registry, this.serverFactory.serverInfo, {
+        session: (id, owner) => this.sessions.get(id, owner),
+        shared: (request, response, authInfo) => this.sharedTransport.dispatch(request, response, authInfo),
+        modern: (raw, response, body) => this.sdkNodeHandler(raw, response, body),
       });
     }
     this.sessions = new SessionStore(

@@ -15,6 +15,8 @@ export interface SessionBinding {
 interface Session extends SessionBinding {
   transport: NodeStreamableHTTPServerTransport;
   server: Server;
+  /** Its transport answers with JSON bodies rather than SSE streams. */
+  jsonResponse: boolean;
   lastSeen: number;
   expiresAt: number;
 }
@@ -120,7 +122,7 @@ export class SessionStore {
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       enableJsonResponse: jsonResponse,
       sessionIdGenerator: () => this.newId(binding.owner, expiresAt),
-      onsessioninitialized: (id) => this.add(id, { ...binding, transport, server, lastSeen: Date.now(), expiresAt }),
+      onsessioninitialized: (id) => this.add(id, { ...binding, transport, server, jsonResponse, lastSeen: Date.now(), expiresAt }),
       onsessionclosed: (id) => this.forget(id),
     });
     transport.onclose = () => {
