@@ -128,7 +128,8 @@ describe('secrets per user (finding 8)', () => {
   let running: RunningApp;
 
   beforeAll(async () => {
-    running = await startApp({ ...ENV, MCP_SECRETS_MAX_PER_USER: '2' });
+    // A request budget the bursts below stay within: the cap on secrets is what answers them.
+    running = await startApp({ ...ENV, RATE_LIMIT_REQUESTS: '100', MCP_SECRETS_MAX_PER_USER: '2' });
   });
 
   afterAll(async () => {
@@ -148,5 +149,16 @@ describe('secrets per user (finding 8)', () => {
     const { id } = (await first.json()) as { id: string };
     expect((await fetch(new URL(`/api/mcp-secrets/${id}`, running.url), { method: 'DELETE', headers: bearer(token) })).status).toBe(204);
     expect((await create({ label: 'three' })).status).toBe(201);
+  });
+
+  it('lets no burst of concurrent requests past the cap', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'racer');
+    const create = (label: string) =>
+      fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify({ label }) });
+    const statuses = (await Promise.all(Array.from({ length: 8 }, (_, index) => create(`burst ${index}`)))).map((response) => response.status);
+    expect(statuses.filter((status) => status === 201)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 409)).toHaveLength(6);
+    const listed = await fetch(new URL('/api/mcp-secrets', running.url), { headers: bearer(token) });
+    expect(((await listed.json()) as { items: unknown[] }).items).toHaveLength(2);
   });
 });

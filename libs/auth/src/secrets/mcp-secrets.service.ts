@@ -1,15 +1,12 @@
 import { ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, MoreThan, QueryFailedError, type Repository } from 'typeorm';
+import { IsNull, MoreThan, type Repository } from 'typeorm';
 import { BackgroundWrites, decodeCursor, InvalidInputError, toPage, type Page } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
 import type { UserEntity } from '../entities/user.entity.js';
 import { UsersService } from '../users.service.js';
-
-/** PostgreSQL's foreign_key_violation: here, the user row the secret would belong to is gone. */
-const FOREIGN_KEY_VIOLATION = '23503';
 
 export interface NewSecret {
   label: string;
@@ -39,28 +36,33 @@ export class McpSecretsService {
     @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'mcpSecretsMaxPerUser'>,
   ) {}
 
-  /** 409 once the user holds `MCP_SECRETS_MAX_PER_USER` live secrets: one must be revoked (or expire) first. */
+  /**
+   * 409 once the user holds `MCP_SECRETS_MAX_PER_USER` live secrets: one must be revoked (or expire)
+   * first. The count and the insert run in one transaction holding the user's row, so requests
+   * racing each other (on this instance or another) cannot both pass the count.
+   */
   async create(userId: string, request: NewSecret): Promise<{ id: string; secret: string }> {
-    const live = await this.secrets.count({
-      where: [
-        { userId, revokedAt: IsNull(), expiresAt: IsNull() },
-        { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
-      ],
-    });
-    const max = this.options.mcpSecretsMaxPerUser;
-    if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
     const secret = generateSecret();
-    try {
-      const saved = await this.secrets.save(
-        this.secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) }),
-      );
-      return { id: saved.id, secret };
-    } catch (error) {
-      if (!(error instanceof QueryFailedError && (error.driverError as { code?: string })?.code === FOREIGN_KEY_VIOLATION)) throw error;
-      // The user was deleted while this process still knew their id.
-      this.users.forget(userId);
-      throw new UnauthorizedException('Your user record no longer exists: send your token again to have it re-created');
-    }
+    const max = this.options.mcpSecretsMaxPerUser;
+    const id = await this.secrets.manager.transaction(async (manager) => {
+      const owner: unknown[] = await manager.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+      if (owner.length === 0) {
+        // The user was deleted while this process still knew their id.
+        this.users.forget(userId);
+        throw new UnauthorizedException('Your user record no longer exists: send your token again to have it re-created');
+      }
+      const secrets = manager.getRepository(McpSecretEntity);
+      const live = await secrets.count({
+        where: [
+          { userId, revokedAt: IsNull(), expiresAt: IsNull() },
+          { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
+        ],
+      });
+      if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
+      const row = secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) });
+      return (await secrets.save(row)).id;
+    });
+    return { id, secret };
   }
 
   /**
