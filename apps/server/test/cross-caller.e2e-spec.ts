@@ -16,6 +16,8 @@ const ENV = {
   MCP_CONFORMANCE_FIXTURES: 'true',
   RATE_LIMIT_REQUESTS: '0',
   RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
+  // Tokens outlive a session here: the expiry test moves the clock past the session's end, not the token's.
+  JWT_MAX_AGE: '3d',
 };
 const PROTOCOL = { 'mcp-protocol-version': '2025-06-18' };
 const sampling = (id: number | string, prompt: string) =>
@@ -43,7 +45,7 @@ beforeAll(async () => {
   database = await createTestDatabase(TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   first = await startApp({ ...ENV, DATABASE_URL: database.url });
   second = await startApp({ ...ENV, DATABASE_URL: database.url });
-  parties.alice = bearer(await cliToken(first, ENV, '--sub', 'alice'));
+  parties.alice = bearer(await cliToken(first, ENV, '--sub', 'alice', '--ttl', '3d'));
   parties.bob = bearer(await cliToken(first, ENV, '--sub', 'bob'));
 });
 
