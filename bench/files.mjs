@@ -1,12 +1,17 @@
 #!/usr/bin/env node
 // `npm run bench:files`: upload and download of one large file through the REST API, on local disk
 // and on an S3-protocol server (s3rver, in a child process), against `cp` of the same file in the
-// same run. Prints MB/s (10^6 bytes per second) and the server's peak RSS growth during each transfer
-// (VmRSS sampled every 20 ms, minus the value just before). Every transfer is verified (size and
-// SHA-256 both ways). The bench reports; it checks the targets only to print them.
+// same run. Prints MB/s (10^6 bytes per second), the server's peak RSS growth during each transfer
+// (VmRSS sampled every 20 ms, minus the value just before) and the CPU time the server and this
+// client used for it (all threads, user and system), which says how much of the two cores a transfer
+// takes. Every transfer is verified (size and SHA-256 both ways). The bench reports; it checks the
+// targets only to print them, against the fastest upload route.
 //
 // Targets: RSS growth under 64 MB (streaming); local-disk upload at least half the speed of `cp`.
-// Settings (environment): BENCH_FILE_MB=1024 (size of the file, MiB), BENCH_BACKENDS=local,s3.
+// Settings (environment): BENCH_FILE_MB=1024 (size of the file, MiB), BENCH_BACKENDS=local,s3,
+// BENCH_ROUTES=raw,multipart (POST /api/files/raw with the file as the body; POST /api/files as multipart),
+// BENCH_ROUNDS=3 (uploads per route, taking turns, best kept),
+// BENCH_SERVER_NODE_ARGS (extra node options for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomFillSync } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -25,6 +30,9 @@ const JWT_SECRET = 'bench-files-secret-of-at-least-32-characters';
 const BUCKET = 'bench-files';
 const RSS_TARGET_MB = 64;
 const BACKENDS = (process.env.BENCH_BACKENDS || 'local,s3').split(',').map((name) => name.trim());
+const ROUTES = (process.env.BENCH_ROUTES || 'raw,multipart').split(',').map((name) => name.trim());
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS || '').split(' ').filter(Boolean);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'mirobody-bench-files-'));
 const children = new Set();
@@ -124,7 +132,7 @@ async function startS3rver() {
 async function startServer(name, env) {
   const port = await freePort();
   const dataDir = path.join(work, `data-${name}`);
-  const server = spawnChild([path.join(root, 'dist/apps/server/src/main.js')], {
+  const server = spawnChild([...SERVER_NODE_ARGS, path.join(root, 'dist/apps/server/src/main.js')], {
     ...env,
     HOST,
     PORT: String(port),
@@ -143,42 +151,81 @@ function rssBytes(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) * 1024;
 }
 
-/** Runs `transfer` while sampling the server's RSS; returns its result, the time and the peak growth. */
+/** CPU time the process has used so far (user and system, all its threads), in seconds. */
+function cpuSeconds(pid) {
+  // Fields 14 and 15 of /proc/<pid>/stat, counted after the command name (which may hold spaces).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+
+/** Runs `transfer` while sampling the server's RSS; returns its result, the time, the peak growth and the CPU time server and client used. */
 async function measured(pid, transfer) {
   const before = rssBytes(pid);
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssBytes(pid))), 20);
+  const cpuBefore = { server: cpuSeconds(pid), client: process.cpuUsage() };
   const started = performance.now();
   try {
     const result = await transfer();
-    return { result, ms: performance.now() - started, growth: Math.max(0, peak - before) };
+    const ms = performance.now() - started;
+    const client = process.cpuUsage(cpuBefore.client);
+    const cpu = { server: cpuSeconds(pid) - cpuBefore.server, client: (client.user + client.system) / 1e6 };
+    return { result, ms, growth: Math.max(0, peak - before), cpu };
   } finally {
     clearInterval(sampler);
   }
 }
 
-/** POST /api/files as multipart, the body streamed from disk (the client holds no copy either). */
-function upload(port, token, source, filename) {
-  const boundary = `----bench${Date.now()}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+/** Sends one request whose body is `head`, the file streamed from disk, then `tail`; resolves with the 201 answer. */
+function send(port, { path: target, headers, head = Buffer.alloc(0), tail = Buffer.alloc(0) }, source) {
   const { size } = statSync(source);
   return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: HOST, port, method: 'POST', path: '/api/files', headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': head.length + size + tail.length } },
-      (response) => {
-        let text = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk) => (text += chunk));
-        response.on('end', () => (response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`))));
-      },
-    );
+    const request = http.request({ host: HOST, port, method: 'POST', path: target, headers: { ...headers, 'content-length': head.length + size + tail.length } }, (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => (text += chunk));
+      response.on('end', () => (response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`))));
+    });
     request.on('error', reject);
     request.write(head);
     const body = createReadStream(source, { highWaterMark: MiB });
     body.on('error', reject);
     body.on('end', () => request.end(tail));
     body.pipe(request, { end: false });
+  });
+}
+
+/** The upload routes, each streaming the file from disk (the client holds no copy either). */
+const uploadRoutes = {
+  /** POST /api/files/raw: the file is the body. */
+  raw: (port, token, source, filename) =>
+    send(port, { path: '/api/files/raw', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${filename}"` } }, source),
+  /** POST /api/files: one multipart part named "file", as a browser sends it. */
+  multipart: (port, token, source, filename) => {
+    const boundary = `----bench${Date.now()}`;
+    return send(
+      port,
+      {
+        path: '/api/files',
+        headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        head: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        tail: Buffer.from(`\r\n--${boundary}--\r\n`),
+      },
+      source,
+    );
+  },
+};
+
+function remove(port, token, fileKey) {
+  return new Promise((resolve, reject) => {
+    http
+      .request({ host: HOST, port, method: 'DELETE', path: `/api/files/${fileKey}`, headers: { authorization: `Bearer ${token}` } }, (response) => {
+        response.resume();
+        response.on('end', () => (response.statusCode === 204 ? resolve() : reject(new Error(`delete answered ${response.statusCode}`))));
+      })
+      .on('error', reject)
+      .end();
   });
 }
 
@@ -212,17 +259,37 @@ async function benchBackend(name, env, source, sha256) {
   // Warm-up: the first request creates the user and loads the lazy parts of the stack.
   const warm = path.join(work, 'warm.bin');
   writeFileSync(warm, randomFillSync(Buffer.alloc(65536)));
-  const warmed = await upload(server.port, token, warm, 'warm.bin');
-  await download(server.port, token, warmed.fileKey);
+  for (const route of ROUTES) {
+    const warmed = await uploadRoutes[route](server.port, token, warm, 'warm.bin');
+    await download(server.port, token, warmed.fileKey);
+  }
 
-  const up = await measured(server.child.pid, () => upload(server.port, token, source, 'big.bin'));
-  if (up.result.size !== FILE_BYTES || up.result.sha256 !== sha256) throw new Error(`${name}: the stored file differs (${JSON.stringify(up.result)})`);
-  const down = await measured(server.child.pid, () => download(server.port, token, up.result.fileKey));
+  // The server's first big upload costs more than the next ones (memory the process and the page
+  // cache take once), whichever route carries it: it is not timed, only its RSS growth counts.
+  const first = await measured(server.child.pid, () => uploadRoutes[ROUTES[0]](server.port, token, source, 'big.bin'));
+  if (first.result.size !== FILE_BYTES || first.result.sha256 !== sha256) throw new Error(`${name}: the stored file differs (${JSON.stringify(first.result)})`);
+  let stored = first.result;
+  // Then each route BENCH_ROUNDS times, taking turns, so that none gains from its place; each keeps
+  // its best time, as `cp` does, and its largest RSS growth.
+  const best = new Map();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const route of ROUTES) {
+      // One big file at a time on disk: the one before goes once checked.
+      if (stored) await remove(server.port, token, stored.fileKey);
+      const up = await measured(server.child.pid, () => uploadRoutes[route](server.port, token, source, 'big.bin'));
+      if (up.result.size !== FILE_BYTES || up.result.sha256 !== sha256) throw new Error(`${name} ${route}: the stored file differs (${JSON.stringify(up.result)})`);
+      const before = best.get(route);
+      best.set(route, { route, ...(before && before.ms < up.ms ? before : up), growth: Math.max(up.growth, before?.growth ?? 0) });
+      stored = up.result;
+    }
+  }
+  const ups = [...best.values()];
+  const down = await measured(server.child.pid, () => download(server.port, token, stored.fileKey));
   if (down.result.size !== FILE_BYTES || down.result.sha256 !== sha256) throw new Error(`${name}: the downloaded file differs`);
   server.child.kill('SIGTERM');
   await new Promise((resolve) => server.child.once('exit', resolve));
   rmSync(server.dataDir, { recursive: true, force: true });
-  return { name, up, down };
+  return { name, first: { route: ROUTES[0], ...first }, ups, down };
 }
 
 async function main() {
@@ -237,20 +304,25 @@ async function main() {
   if (BACKENDS.includes('s3')) results.push(await benchBackend('s3', await startS3rver(), source, sha256));
   const cpRate = Math.max(...cpMs.map((ms) => rate(FILE_BYTES, ms)));
 
-  const line = (label, value) => console.log(`${label.padEnd(38)}${value}`);
+  const line = (label, value) => console.log(`${label.padEnd(40)}${value}`);
   console.log(`\nfiles bench: ${FILE_BYTES / MiB} MiB, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore} before, ${os.loadavg()[0].toFixed(1)} after`);
   line('cp (same file, same disk, best of 2)', `${cpRate.toFixed(0)} MB/s`);
-  for (const { name, up, down } of results) {
-    line(`${name} upload`, `${rate(FILE_BYTES, up.ms).toFixed(0)} MB/s   peak RSS growth ${mb(up.growth).toFixed(1)} MB`);
-    line(`${name} download`, `${rate(FILE_BYTES, down.ms).toFixed(0)} MB/s   peak RSS growth ${mb(down.growth).toFixed(1)} MB`);
+  for (const { name, first, ups, down } of results) {
+    const cpu = ({ server, client }) => `CPU s: server ${server.toFixed(2)}, client ${client.toFixed(2)}`;
+    line(`${name} first upload (${first.route}, untimed)`, `${' '.repeat(11)}peak RSS growth ${mb(first.growth).toFixed(1)} MB`);
+    for (const up of ups) {
+      line(`${name} upload (${up.route}, best of ${ROUNDS})`, `${rate(FILE_BYTES, up.ms).toFixed(0)} MB/s   peak RSS growth ${mb(up.growth).toFixed(1)} MB   ${(rate(FILE_BYTES, up.ms) / cpRate).toFixed(2)} x cp   ${cpu(up.cpu)}`);
+    }
+    line(`${name} download`, `${rate(FILE_BYTES, down.ms).toFixed(0)} MB/s   peak RSS growth ${mb(down.growth).toFixed(1)} MB   ${cpu(down.cpu)}`);
   }
   console.log('\ntargets');
   const local = results.find((result) => result.name === 'local');
   if (local) {
-    const localShare = rate(FILE_BYTES, local.up.ms) / cpRate;
-    line('local upload >= 0.5 x cp', `${localShare.toFixed(2)} x cp  ${localShare >= 0.5 ? 'met' : 'MISSED'}`);
+    const fastest = local.ups.reduce((best, up) => (up.ms < best.ms ? up : best));
+    const localShare = rate(FILE_BYTES, fastest.ms) / cpRate;
+    line(`local upload (${fastest.route}) >= 0.5 x cp`, `${localShare.toFixed(2)} x cp  ${localShare >= 0.5 ? 'met' : 'MISSED'}`);
   }
-  const worstGrowth = Math.max(...results.flatMap(({ up, down }) => [up.growth, down.growth]));
+  const worstGrowth = Math.max(...results.flatMap(({ first, ups, down }) => [first.growth, ...ups.map((up) => up.growth), down.growth]));
   line(`RSS growth < ${RSS_TARGET_MB} MB`, `${mb(worstGrowth).toFixed(1)} MB  ${mb(worstGrowth) < RSS_TARGET_MB ? 'met' : 'MISSED'}`);
 }
 

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Signer, UserDataContributors } from '@app/common';
 import { DataSource } from 'typeorm';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
-import { call, eventually, fileRows, localFilesOnDisk, s3Environment, uploadFile, uploadRaw, userIdOf } from './support/files.js';
+import { call, dispositionOf, eventually, fileRows, localFilesOnDisk, s3Environment, uploadBody, uploadFile, uploadRaw, userIdOf } from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 const MiB = 1024 * 1024;
@@ -181,6 +183,158 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     expect(await fileRows(app)).toEqual(before.rows);
   });
 
+  describe('raw uploads (POST /api/files/raw: the file is the body)', () => {
+    /** Objects and rows now, to show that a refused or cut upload left nothing. */
+    const snapshot = async () => ({ objects: await stored(), rows: await fileRows(app) });
+
+    /**
+     * One request written by hand, for what fetch will not send: a Content-Length of its own, or
+     * none. With `endsEarly` the client ends its side of the connection right after the body.
+     */
+    const rawRequest = (head: string, body: string, { endsEarly = false } = {}) =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(app.url);
+        const socket = connect(Number(url.port), url.hostname, () => {
+          const request = `${head}\r\nConnection: close\r\n\r\n${body}`;
+          if (endsEarly) socket.end(request);
+          else socket.write(request);
+        });
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+
+    it('stores the body as the file, for its owner only, with the checks of a multipart upload', async () => {
+      const content = Buffer.from('Ferritin 85 ng/mL\n'.repeat(200));
+      const uploaded = await uploadBody(app, alice, dispositionOf('ferritin.txt'), content);
+      expect(uploaded.status).toBe(201);
+      expect(uploaded.body).toEqual({
+        fileKey: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+        filename: 'ferritin.txt',
+        mime: 'text/plain',
+        size: content.length,
+        sha256: createHash('sha256').update(content).digest('hex'),
+        uploadedAt: expect.any(String),
+        extractionStatus: 'done',
+      });
+      const key = uploaded.body.fileKey as string;
+      expect((await call(app, 'GET', `/api/files/${key}/content`, alice)).bytes.equals(content)).toBe(true);
+      // Typed from the content, whatever the name says: a page called .txt is not served as text.
+      const page = await uploadBody(app, alice, { 'content-disposition': 'attachment; filename="notes.txt"' }, '<!doctype html><script>alert(1)</script>');
+      expect([page.status, page.body.mime]).toEqual([201, 'application/octet-stream']);
+
+      for (const [method, path] of [
+        ['GET', `/api/files/${key}`],
+        ['GET', `/api/files/${key}/content`],
+        ['DELETE', `/api/files/${key}`],
+      ]) {
+        expect((await call(app, method, path, bob)).status).toBe(404);
+        expect((await call(app, method, path)).status).toBe(401);
+      }
+      expect((await call(app, 'GET', '/api/files', bob)).body.items.map((item: { fileKey: string }) => item.fileKey)).not.toContain(key);
+      const before = await snapshot();
+      expect((await uploadBody(app, undefined, dispositionOf('anon.txt'), 'x')).status).toBe(401);
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('keeps names for display only, and answers 400 naming the header when there is no name', async () => {
+      const named = await uploadBody(app, alice, dispositionOf('..\\..\\etc/pass\twd\u0007\u001b\u202E.txt'), 'hello');
+      expect([named.status, named.body.filename]).toEqual([201, 'passwd.txt']);
+      const plain = await uploadBody(app, alice, { 'content-disposition': 'attachment; filename="../lab results.csv"' }, 'a,b\n1,2\n');
+      expect([plain.status, plain.body.filename, plain.body.mime]).toEqual([201, 'lab results.csv', 'text/csv']);
+      const unicode = await uploadBody(app, alice, dispositionOf('化验单.txt'), 'x');
+      expect(unicode.body.filename).toBe('化验单.txt');
+
+      const before = await snapshot();
+      for (const [headers, field] of [
+        [{}, 'missing'],
+        [{ 'content-disposition': 'attachment' }, 'no filename'],
+        [{ 'content-disposition': 'attachment; name="file"' }, 'no filename'],
+        [{ 'content-disposition': 'attachment; filename=""' }, 'no filename'],
+      ] as const) {
+        const answer = await uploadBody(app, alice, headers, 'hello');
+        expect([answer.status, answer.body.fields]).toEqual([400, { 'content-disposition': field }]);
+        expect(answer.body.message).toContain('Content-Disposition');
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('takes only a body of known size: none (chunked) is 411, a malformed one 400', async () => {
+      const before = await snapshot();
+      const chunked = await rawRequest(
+        `POST /api/files/raw HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice}\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="c.txt"\r\nTransfer-Encoding: chunked`,
+        '5\r\nhello\r\n0\r\n\r\n',
+      );
+      expect(chunked).toMatch(/^HTTP\/1\.1 411 /);
+      expect(chunked).toContain('Content-Length');
+      for (const length of ['abc', '-1', '5, 6']) {
+        const malformed = await rawRequest(
+          `POST /api/files/raw HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice}\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="m.txt"\r\nContent-Length: ${length}`,
+          'hello',
+        );
+        expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+      }
+      expect(await snapshot()).toEqual(before);
+    });
+
+    it('refuses a body declared over FILES_MAX_BYTES or the quota with 413, keeping nothing', async () => {
+      const before = await snapshot();
+      const tooBig = await uploadBody(app, alice, dispositionOf('big.bin'), Buffer.alloc(MiB + 1, 7));
+      expect(tooBig.status).toBe(413);
+      expect(tooBig.body.message).toContain('FILES_MAX_BYTES');
+      // Refused on its Content-Length alone: the answer comes before any of the body is sent.
+      const announced = await rawRequest(
+        `POST /api/files/raw HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice}\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="huge.bin"\r\nContent-Length: ${100 * MiB}`,
+        '',
+      );
+      expect(announced).toMatch(/^HTTP\/1\.1 413 /);
+      expect(await snapshot()).toEqual(before);
+
+      const gina = await cliToken(app, env, '--sub', 'gina');
+      for (const name of ['one.bin', 'two.bin']) expect((await uploadBody(app, gina, dispositionOf(name), Buffer.alloc(MiB, 1))).status).toBe(201);
+      const full = await snapshot();
+      const overQuota = await uploadBody(app, gina, dispositionOf('three.bin'), Buffer.alloc(MiB, 3));
+      expect(overQuota.status).toBe(413);
+      expect(overQuota.body.message).toContain('FILES_MAX_TOTAL_BYTES_PER_USER');
+      expect(await snapshot()).toEqual(full);
+      expect((await uploadBody(app, gina, dispositionOf('half.bin'), Buffer.alloc(MiB / 2, 4))).status).toBe(201);
+    });
+
+    it('keeps nothing of an upload whose client hangs up midway, or stops short of its Content-Length', async () => {
+      const before = await snapshot();
+      await new Promise<void>((resolve) => {
+        const request = httpRequest(new URL('/api/files/raw', app.url), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/octet-stream', ...dispositionOf('cut.bin'), 'content-length': String(900 * 1024) },
+        });
+        request.on('error', () => resolve());
+        request.write(Buffer.alloc(300 * 1024, 9), () => setTimeout(() => request.destroy(), 100));
+        request.on('close', () => resolve());
+      });
+      // Ends its side of the connection after 5 of the 1000 bytes it announced.
+      await rawRequest(
+        `POST /api/files/raw HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${alice}\r\nContent-Type: application/octet-stream\r\nContent-Disposition: attachment; filename="short.txt"\r\nContent-Length: 1000`,
+        'hello',
+        { endsEarly: true },
+      );
+      await eventually(async () => {
+        expect(await snapshot()).toEqual(before);
+      });
+    });
+
+    it('answers 415 to a body that is not application/octet-stream, and leaves the multipart route as it was', async () => {
+      const before = await snapshot();
+      for (const type of ['text/plain', 'multipart/form-data; boundary=x', 'application/json']) {
+        const answer = await uploadBody(app, alice, { ...dispositionOf('x.txt'), 'content-type': type }, type === 'application/json' ? '{}' : 'hello');
+        expect([type, answer.status]).toEqual([type, 415]);
+      }
+      expect(await snapshot()).toEqual(before);
+      expect((await uploadFile(app, alice, 'still.txt', 'multipart still works')).status).toBe(201);
+    });
+  });
+
   it('lists by time or name, a page at a time, filtered by type', async () => {
     const dave = await cliToken(app, env, '--sub', 'dave');
     for (const [name, content] of [['b.txt', 'b'], ['a.md', '# a'], ['c.csv', 'c,1']] as const) await uploadFile(app, dave, name, content);
@@ -254,9 +408,14 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
 
   it('is described in the OpenAPI document', async () => {
     const { paths } = (await call(app, 'GET', '/openapi.json')).body as { paths: Record<string, object> };
-    for (const path of ['/api/files', '/api/files/{key}', '/api/files/{key}/content', '/admin/users/{userId}/files', '/admin/users/{userId}/files/{key}', '/files/signed/{token}']) {
+    for (const path of ['/api/files', '/api/files/raw', '/api/files/{key}', '/api/files/{key}/content', '/admin/users/{userId}/files', '/admin/users/{userId}/files/{key}', '/files/signed/{token}']) {
       expect(Object.keys(paths)).toContain(path);
     }
+    const raw = (paths['/api/files/raw'] as { post: { requestBody: { content: object }; parameters: object[] } }).post;
+    expect(Object.keys(raw.requestBody.content)).toEqual(['application/octet-stream']);
+    expect(raw.parameters).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'content-disposition', in: 'header', required: true }), expect.objectContaining({ name: 'content-length', in: 'header', required: true })]),
+    );
   });
 
   it('has a schema that matches its entity', async () => {

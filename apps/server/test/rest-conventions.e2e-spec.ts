@@ -20,6 +20,7 @@ const ROUTES = [
   'delete /admin/users/{id}',
   'get /admin/audit',
   'post /api/files',
+  'post /api/files/raw',
   'get /api/files',
   'get /api/files/{key}',
   'get /api/files/{key}/content',

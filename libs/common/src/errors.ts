@@ -42,6 +42,11 @@ export class PayloadTooLargeError extends DomainError {
   readonly status = 413;
 }
 
+/** A body of unknown size where its size must be known up front (a chunked upload where Content-Length is required). */
+export class LengthRequiredError extends DomainError {
+  readonly status = 411;
+}
+
 /** A dependency (a database, an identity provider, a model) cannot be reached now; retrying later may work. */
 export class UnavailableError extends DomainError {
   readonly status = 503;

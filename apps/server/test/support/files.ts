@@ -34,6 +34,20 @@ export async function uploadRaw(app: RunningApp, token: string, rawFilename: str
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** POST /api/files/raw: the file is the body; the headers (Content-Disposition naming it among them) are the caller's to choose. */
+export async function uploadBody(app: RunningApp, token: string | undefined, headers: Record<string, string>, content: Buffer | string): Promise<UploadAnswer> {
+  const response = await fetch(new URL('/api/files/raw', app.url), {
+    method: 'POST',
+    body: typeof content === 'string' ? content : new Uint8Array(content),
+    headers: { 'content-type': 'application/octet-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+/** `attachment; filename*=UTF-8''…`: any name, percent-encoded as RFC 8187 says. */
+export const dispositionOf = (filename: string) => ({ 'content-disposition': `attachment; filename*=UTF-8''${encodeURIComponent(filename)}` });
+
 /** A request to the app with an optional bearer token; the body is parsed when it is JSON. */
 export async function call(app: RunningApp, method: string, path: string, token?: string, headers: Record<string, string> = {}) {
   const response = await fetch(new URL(path, app.url), { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } });

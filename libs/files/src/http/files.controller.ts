@@ -1,11 +1,27 @@
-import { Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiPayloadTooLargeResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UnsupportedMediaTypeException } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPayloadTooLargeResponse,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+  ApiUnsupportedMediaTypeResponse,
+} from '@nestjs/swagger';
+import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidInputError, PayloadTooLargeError, type UserInfo } from '@app/common';
+import { InvalidInputError, LengthRequiredError, PayloadTooLargeError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { FILES_OPTIONS, type FilesModuleOptions } from '../files.options.js';
 import { FilesService } from '../files.service.js';
-import { FileUploader } from '../upload/file-uploader.js';
+import { FileUploader, type UploadRequest } from '../upload/file-uploader.js';
 import { FileListQueryDto, FilePageDto, FileViewDto, listQueryOf } from './file-view.dto.js';
 import { sendFile } from './send-file.js';
 
@@ -20,6 +36,30 @@ async function firstFilePart(request: FastifyRequest, maxBytes: number) {
   } catch (error) {
     throw new InvalidInputError(`Malformed multipart/form-data body: ${error instanceof Error ? error.message : String(error)}`, { [FILE_FIELD]: 'unreadable' });
   }
+}
+
+/** The media type of a raw upload's body, which Fastify leaves unread for the route (see register-file-uploads.ts). */
+export const RAW_UPLOAD_TYPE = 'application/octet-stream';
+
+/** The name a raw upload gives its file: `Content-Disposition: attachment; filename="…"` (or `filename*=UTF-8''…`). */
+function rawUploadFilename(header: string | undefined): string {
+  const expected = `Name the file with a Content-Disposition header: attachment; filename="report.pdf" (filename*=UTF-8''… for other characters)`;
+  if (!header) throw new InvalidInputError(expected, { 'content-disposition': 'missing' });
+  let filename: string | undefined;
+  try {
+    filename = parseContentDisposition(header).parameters.filename;
+  } catch (error) {
+    throw new InvalidInputError(`Malformed Content-Disposition header (${error instanceof Error ? error.message : String(error)}). ${expected}`, { 'content-disposition': 'malformed' });
+  }
+  if (!filename) throw new InvalidInputError(`The Content-Disposition header names no file. ${expected}`, { 'content-disposition': 'no filename' });
+  return filename;
+}
+
+/** The body's size from Content-Length (Node has already refused a malformed one); a body of unknown size is refused. */
+function rawUploadSize(request: FastifyRequest): number {
+  const header = request.headers['content-length'];
+  if (header === undefined) throw new LengthRequiredError('Send the file with a Content-Length header (its size in bytes); chunked bodies are not taken');
+  return Number(header);
 }
 
 /** The caller's own files. Another user's key answers 404, exactly like a missing one. */
@@ -46,9 +86,47 @@ export class FilesController {
       part?.file.resume();
       throw new InvalidInputError(`Expected one file part named "${FILE_FIELD}"`, { [FILE_FIELD]: 'missing' });
     }
+    return this.store(reply, { userId: caller.userId, body: part.file, filename: part.filename, declaredMime: part.mimetype });
+  }
+
+  @Post('raw')
+  @ApiOperation({
+    summary: 'Upload a file as the raw request body (application/octet-stream), named by Content-Disposition; the checks of the multipart route apply',
+    description:
+      'The body is streamed to storage as it arrives, with no multipart parsing; Content-Length is required, and one over the limit or the quota is refused before the body is read.',
+  })
+  @ApiConsumes(RAW_UPLOAD_TYPE)
+  @ApiHeader({ name: 'content-disposition', required: true, description: `attachment; filename="report.pdf" (filename*=UTF-8''… for other characters); kept for display only` })
+  @ApiHeader({ name: 'content-length', required: true, description: 'The size of the file in bytes' })
+  @ApiBody({ schema: { type: 'string', format: 'binary' } })
+  @ApiCreatedResponse({ type: FileViewDto })
+  @ApiBadRequestResponse({ description: 'No filename in Content-Disposition, or a body cut short' })
+  @ApiResponse({ status: 411, description: 'No Content-Length (a chunked body)' })
+  @ApiPayloadTooLargeResponse({ description: 'Larger than FILES_MAX_BYTES, or over the quota FILES_MAX_TOTAL_BYTES_PER_USER; nothing is kept' })
+  @ApiUnsupportedMediaTypeResponse({ description: `A body that is not ${RAW_UPLOAD_TYPE}` })
+  async uploadRaw(
+    @CurrentCaller() caller: UserInfo,
+    @Req() request: FastifyRequest,
+    @Headers('content-disposition') disposition: string | undefined,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<FileViewDto> {
+    let upload: UploadRequest;
     try {
-      const file = await this.uploader.upload({ userId: caller.userId, body: part.file, filename: part.filename, declaredMime: part.mimetype });
-      return FileViewDto.of(file);
+      if (request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() !== RAW_UPLOAD_TYPE) {
+        throw new UnsupportedMediaTypeException(`Send the file as ${RAW_UPLOAD_TYPE} (or as multipart/form-data to POST /api/files)`);
+      }
+      upload = { userId: caller.userId, body: request.raw, filename: rawUploadFilename(disposition), declaredSize: rawUploadSize(request) };
+    } catch (error) {
+      // Refused before a byte of the body was read: answer and close rather than read it all to keep the connection.
+      reply.header('connection', 'close');
+      throw error;
+    }
+    return this.store(reply, upload);
+  }
+
+  private async store(reply: FastifyReply, upload: UploadRequest): Promise<FileViewDto> {
+    try {
+      return FileViewDto.of(await this.uploader.upload(upload));
     } catch (error) {
       // The rest of an oversized body is not worth reading: answer and close the connection.
       if (error instanceof PayloadTooLargeError) reply.header('connection', 'close');

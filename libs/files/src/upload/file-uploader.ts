@@ -21,6 +21,8 @@ export interface UploadRequest {
   filename?: string;
   /** The part's Content-Type; one hint among others for the stored type. */
   declaredMime?: string;
+  /** The size the client announced (a raw body's Content-Length): over the limit or the quota, it is refused before a byte is read. */
+  declaredSize?: number;
 }
 
 /** A random, opaque public key: 128 bits, base64url. */
@@ -50,13 +52,13 @@ export class FileUploader {
     private readonly extraction: FileExtraction,
   ) {}
 
-  async upload({ userId, body, filename: rawName, declaredMime }: UploadRequest): Promise<StoredFileEntity> {
+  async upload({ userId, body, filename: rawName, declaredMime, declaredSize }: UploadRequest): Promise<StoredFileEntity> {
     const quotaLeft = this.options.maxTotalBytesPerUser - (await bytesUsed(this.files.manager, userId));
-    if (quotaLeft <= 0) {
-      body.resume();
-      throw this.quotaExceeded();
-    }
     const limit = Math.min(this.options.maxBytes, quotaLeft);
+    if (quotaLeft <= 0 || (declaredSize !== undefined && declaredSize > limit)) {
+      body.resume();
+      throw declaredSize !== undefined && declaredSize > this.options.maxBytes ? this.fileTooLarge() : this.quotaExceeded();
+    }
     const filename = sanitizeFilename(rawName);
     const fileKey = newFileKey();
     const objectKey = `${fileKey.slice(0, 2)}/${fileKey}`;
