@@ -117,7 +117,18 @@ async function waitFor(url, what, child) {
 async function startS3rver() {
   const port = await freePort();
   const directory = path.join(work, 's3rver');
-  const child = spawnChild([path.join(root, 'node_modules/s3rver/bin/s3rver.js'), '-d', directory, '-a', HOST, '-p', String(port), '-s', '--configure-bucket', BUCKET]);
+  const child = spawnChild([
+    path.join(root, 'node_modules/s3rver/bin/s3rver.js'),
+    '-d',
+    directory,
+    '-a',
+    HOST,
+    '-p',
+    String(port),
+    '-s',
+    '--configure-bucket',
+    BUCKET,
+  ]);
   await waitFor(`http://${HOST}:${port}/`, 's3rver', child);
   return {
     S3_BUCKET: BUCKET,
@@ -181,12 +192,17 @@ async function measured(pid, transfer) {
 function send(port, { path: target, headers, head = Buffer.alloc(0), tail = Buffer.alloc(0) }, source) {
   const { size } = statSync(source);
   return new Promise((resolve, reject) => {
-    const request = http.request({ host: HOST, port, method: 'POST', path: target, headers: { ...headers, 'content-length': head.length + size + tail.length } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk) => (text += chunk));
-      response.on('end', () => (response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`))));
-    });
+    const request = http.request(
+      { host: HOST, port, method: 'POST', path: target, headers: { ...headers, 'content-length': head.length + size + tail.length } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk) => (text += chunk));
+        response.on('end', () =>
+          response.statusCode === 201 ? resolve(JSON.parse(text)) : reject(new Error(`upload answered ${response.statusCode}: ${text}`)),
+        );
+      },
+    );
     request.on('error', reject);
     request.write(head);
     const body = createReadStream(source, { highWaterMark: MiB });
@@ -200,7 +216,14 @@ function send(port, { path: target, headers, head = Buffer.alloc(0), tail = Buff
 const uploadRoutes = {
   /** POST /api/files/raw: the file is the body. */
   raw: (port, token, source, filename) =>
-    send(port, { path: '/api/files/raw', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${filename}"` } }, source),
+    send(
+      port,
+      {
+        path: '/api/files/raw',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream', 'content-disposition': `attachment; filename="${filename}"` },
+      },
+      source,
+    ),
   /** POST /api/files: one multipart part named "file", as a browser sends it. */
   multipart: (port, token, source, filename) => {
     const boundary = `----bench${Date.now()}`;
@@ -209,7 +232,9 @@ const uploadRoutes = {
       {
         path: '/api/files',
         headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-        head: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+        head: Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+        ),
         tail: Buffer.from(`\r\n--${boundary}--\r\n`),
       },
       source,
@@ -277,7 +302,8 @@ async function benchBackend(name, env, source, sha256) {
       // One big file at a time on disk: the one before goes once checked.
       if (stored) await remove(server.port, token, stored.fileKey);
       const up = await measured(server.child.pid, () => uploadRoutes[route](server.port, token, source, 'big.bin'));
-      if (up.result.size !== FILE_BYTES || up.result.sha256 !== sha256) throw new Error(`${name} ${route}: the stored file differs (${JSON.stringify(up.result)})`);
+      if (up.result.size !== FILE_BYTES || up.result.sha256 !== sha256)
+        throw new Error(`${name} ${route}: the stored file differs (${JSON.stringify(up.result)})`);
       const before = best.get(route);
       best.set(route, { route, ...(before && before.ms < up.ms ? before : up), growth: Math.max(up.growth, before?.growth ?? 0) });
       stored = up.result;
@@ -305,13 +331,18 @@ async function main() {
   const cpRate = Math.max(...cpMs.map((ms) => rate(FILE_BYTES, ms)));
 
   const line = (label, value) => console.log(`${label.padEnd(40)}${value}`);
-  console.log(`\nfiles bench: ${FILE_BYTES / MiB} MiB, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore} before, ${os.loadavg()[0].toFixed(1)} after`);
+  console.log(
+    `\nfiles bench: ${FILE_BYTES / MiB} MiB, node ${process.version}, ${os.cpus().length} cores, load average ${loadBefore} before, ${os.loadavg()[0].toFixed(1)} after`,
+  );
   line('cp (same file, same disk, best of 2)', `${cpRate.toFixed(0)} MB/s`);
   for (const { name, first, ups, down } of results) {
     const cpu = ({ server, client }) => `CPU s: server ${server.toFixed(2)}, client ${client.toFixed(2)}`;
     line(`${name} first upload (${first.route}, untimed)`, `${' '.repeat(11)}peak RSS growth ${mb(first.growth).toFixed(1)} MB`);
     for (const up of ups) {
-      line(`${name} upload (${up.route}, best of ${ROUNDS})`, `${rate(FILE_BYTES, up.ms).toFixed(0)} MB/s   peak RSS growth ${mb(up.growth).toFixed(1)} MB   ${(rate(FILE_BYTES, up.ms) / cpRate).toFixed(2)} x cp   ${cpu(up.cpu)}`);
+      line(
+        `${name} upload (${up.route}, best of ${ROUNDS})`,
+        `${rate(FILE_BYTES, up.ms).toFixed(0)} MB/s   peak RSS growth ${mb(up.growth).toFixed(1)} MB   ${(rate(FILE_BYTES, up.ms) / cpRate).toFixed(2)} x cp   ${cpu(up.cpu)}`,
+      );
     }
     line(`${name} download`, `${rate(FILE_BYTES, down.ms).toFixed(0)} MB/s   peak RSS growth ${mb(down.growth).toFixed(1)} MB   ${cpu(down.cpu)}`);
   }

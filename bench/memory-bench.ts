@@ -102,8 +102,14 @@ async function main(): Promise<void> {
   databaseUrl.pathname = `/${name}`;
   const dataDir = mkdtempSync(join(tmpdir(), 'mirobody-bench-'));
   const config = loadAppConfig({
-    HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: databaseUrl.href, JWT_SECRET,
-    LOG_LEVEL: 'warn', RATE_LIMIT_REQUESTS: '1000000', MEMORY_MAX_PER_USER: '1000000',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl.href,
+    JWT_SECRET,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_REQUESTS: '1000000',
+    MEMORY_MAX_PER_USER: '1000000',
   });
   const app = await createApp(config, { logger: false });
   await app.listen(0, '127.0.0.1');
@@ -113,13 +119,18 @@ async function main(): Promise<void> {
     const db = app.get(DataSource);
     const store = app.get(MemoryStore);
     const signing = { ...config.auth, dataDir: config.DATA_DIR };
-    const client = { small: await clientFor(url, await signToken(signing, { subject: 'bench-10k', ttl: '2h' })), large: await clientFor(url, await signToken(signing, { subject: 'bench-100k', ttl: '2h' })) };
+    const client = {
+      small: await clientFor(url, await signToken(signing, { subject: 'bench-10k', ttl: '2h' })),
+      large: await clientFor(url, await signToken(signing, { subject: 'bench-100k', ttl: '2h' })),
+    };
     clients.push(client.small, client.large);
     const idOf = async (subject: string): Promise<string> => (await db.query('SELECT id FROM users WHERE subject = $1', [subject]))[0].id;
     const small = await idOf('bench-10k');
     const large = await idOf('bench-100k');
     const others = totalRows - SMALL - LARGE;
-    console.log(`Loading ${totalRows.toLocaleString('en')} rows: one user with ${SMALL.toLocaleString('en')}, one with ${LARGE.toLocaleString('en')}, ${others.toLocaleString('en')} over ${Math.ceil(others / OTHERS_PER_USER).toLocaleString('en')} other users`);
+    console.log(
+      `Loading ${totalRows.toLocaleString('en')} rows: one user with ${SMALL.toLocaleString('en')}, one with ${LARGE.toLocaleString('en')}, ${others.toLocaleString('en')} over ${Math.ceil(others / OTHERS_PER_USER).toLocaleString('en')} other users`,
+    );
     // Bulk loading without the secondary indexes, then building them once, is how one restores a dump too.
     const indexes: { indexname: string; indexdef: string }[] = await db.query(
       `SELECT indexname, indexdef FROM pg_indexes WHERE tablename IN ('memories', 'memory_words') AND indexname NOT LIKE '%_pkey'`,
@@ -132,7 +143,7 @@ async function main(): Promise<void> {
       await insertGenerated(db, null, Math.min(chunk, others - done), SMALL + LARGE + done);
       process.stdout.write(`  ${(SMALL + LARGE + Math.min(others, done + chunk)).toLocaleString('en')} rows\r`);
     }
-    console.log('\nCollecting each user\'s vocabulary');
+    console.log("\nCollecting each user's vocabulary");
     // What the store does per remember; the generated texts are lower-case ASCII already.
     await db.query(
       `INSERT INTO memory_words (user_id, word)
@@ -180,7 +191,9 @@ async function main(): Promise<void> {
     }
 
     const [{ rows }] = await db.query('SELECT count(*)::int AS rows FROM memories');
-    console.log(`\nmemories table: ${rows.toLocaleString('en')} rows; ${queryCount} queries per size (every fourth misspelt); top_k 5; ${found}/${queryCount} queries at 100k found memories`);
+    console.log(
+      `\nmemories table: ${rows.toLocaleString('en')} rows; ${queryCount} queries per size (every fourth misspelt); top_k 5; ${found}/${queryCount} queries at 100k found memories`,
+    );
     const line = (label: string, samples10k: number[], samples100k: number[]) => {
       const [a, b] = [summary(samples10k), summary(samples100k)];
       console.log(`${label.padEnd(24)}  10k: ${format(a)}`);
@@ -193,7 +206,13 @@ async function main(): Promise<void> {
     console.log('Targets: recall_memory p95 <= 30 ms at 100k through the store; its p95 ratio 100k/10k < 2');
 
     const sample = queries.large[3]!;
-    const plan: { 'QUERY PLAN': string }[] = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${lexicalCandidatesSql}`, [large, searchQueryText(sample), candidateCount(5), vocabularyWords(sample), null]);
+    const plan: { 'QUERY PLAN': string }[] = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${lexicalCandidatesSql}`, [
+      large,
+      searchQueryText(sample),
+      candidateCount(5),
+      vocabularyWords(sample),
+      null,
+    ]);
     console.log(`\nQuery plan of recall's lexical query for the 100k user ("${sample}", misspelt):`);
     console.log(plan.map((row) => `  ${row['QUERY PLAN']}`).join('\n'));
   } finally {

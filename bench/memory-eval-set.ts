@@ -97,7 +97,7 @@ export const QUERIES: EvalQuery[] = [
   { query: 'peanut allergy', expected: ['peanut'], type: 'shared' },
   { query: 'when was my daughter born', expected: ['daughter'], type: 'shared' },
   { query: 'which school did my son start', expected: ['son'], type: 'shared' },
-  { query: "what does my wife work as", expected: ['wife'], type: 'shared' },
+  { query: 'what does my wife work as', expected: ['wife'], type: 'shared' },
   { query: 'where does my mother live', expected: ['mother'], type: 'shared' },
   { query: "dog's name", expected: ['dog'], type: 'shared' },
   { query: 'what food does the cat eat', expected: ['cat'], type: 'shared' },

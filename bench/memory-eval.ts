@@ -49,7 +49,9 @@ async function main(): Promise<void> {
     const decoyIds = new Set<string>();
     for (const text of DECOYS) decoyIds.add((await hybrid.remember(other, { text })).id);
     await hybrid.vectorsSettled();
-    console.log(`${idOf.size} facts for one user (${Object.keys(FACTS).length} written), ${decoyIds.size} decoys for another, ${QUERIES.length} queries, top_k ${K}`);
+    console.log(
+      `${idOf.size} facts for one user (${Object.keys(FACTS).length} written), ${decoyIds.size} decoys for another, ${QUERIES.length} queries, top_k ${K}`,
+    );
 
     const modes: [string, MemoryStore][] = [['lexical (default)', lexical]];
     if (hybrid.vectorSearchEnabled) modes.push(['hybrid (lexical + vectors)', hybrid]);
@@ -63,17 +65,42 @@ async function main(): Promise<void> {
       }
       const english = (row: Scored) => !CJK.test(row.query.query);
       console.log(`\n${mode}`);
-      console.log(summarize('shared words, English', rows.filter((row) => row.query.type === 'shared' && english(row))));
-      console.log(summarize('shared characters, Chinese', rows.filter((row) => row.query.type === 'shared' && !english(row))));
-      console.log(summarize('shared, all', rows.filter((row) => row.query.type === 'shared')));
-      console.log(summarize('paraphrase, English', rows.filter((row) => row.query.type === 'paraphrase' && english(row))));
-      console.log(summarize('paraphrase, Chinese', rows.filter((row) => row.query.type === 'paraphrase' && !english(row))));
+      console.log(
+        summarize(
+          'shared words, English',
+          rows.filter((row) => row.query.type === 'shared' && english(row)),
+        ),
+      );
+      console.log(
+        summarize(
+          'shared characters, Chinese',
+          rows.filter((row) => row.query.type === 'shared' && !english(row)),
+        ),
+      );
+      console.log(
+        summarize(
+          'shared, all',
+          rows.filter((row) => row.query.type === 'shared'),
+        ),
+      );
+      console.log(
+        summarize(
+          'paraphrase, English',
+          rows.filter((row) => row.query.type === 'paraphrase' && english(row)),
+        ),
+      );
+      console.log(
+        summarize(
+          'paraphrase, Chinese',
+          rows.filter((row) => row.query.type === 'paraphrase' && !english(row)),
+        ),
+      );
       console.log(summarize('all queries', rows));
       console.log(`  other user's memories returned: ${rows.reduce((sum, row) => sum + row.decoys, 0)}`);
       const missed = rows.filter((row) => row.rank === undefined || row.rank > K).map((row) => `"${row.query.query}"`);
       if (missed.length) console.log(`  missed: ${missed.join(', ')}`);
     }
-    console.log('\nTargets (lexical): recall@5 >= 0.9 on shared queries; other user\'s memories returned: 0');
+    console.log("\nTargets (lexical): recall@5 >= 0.9 on shared queries; other user's memories returned: 0");
   } finally {
     await hybrid.onModuleDestroy();
     await close();

@@ -105,7 +105,8 @@ function checkEcho(text) {
 function checkWhoami(text) {
   const answer = parseAnswer(text);
   checkEnvelope(answer);
-  if (answer.result.isError || answer.result.structuredContent?.authenticated !== true) throw new BenchFailure(`whoami answered ${JSON.stringify(answer.result).slice(0, 300)}`);
+  if (answer.result.isError || answer.result.structuredContent?.authenticated !== true)
+    throw new BenchFailure(`whoami answered ${JSON.stringify(answer.result).slice(0, 300)}`);
 }
 
 const checkList = (count) => (text) => {
@@ -302,7 +303,10 @@ async function load(testCase, seconds) {
     serverMicrosPerRequest: serverCpu === undefined || result.requests.total === 0 ? undefined : (serverCpu * wall * 1e6) / result.requests.total,
     generatorCpu,
     // CPU used by everything else on the machine during the run: a contended machine skews the figures.
-    otherCpu: machineBefore === undefined || machineAfter === undefined || serverCpu === undefined ? undefined : Math.max(0, (machineAfter - machineBefore) / wall - serverCpu - generatorCpu),
+    otherCpu:
+      machineBefore === undefined || machineAfter === undefined || serverCpu === undefined
+        ? undefined
+        : Math.max(0, (machineAfter - machineBefore) / wall - serverCpu - generatorCpu),
   };
 }
 
@@ -322,7 +326,8 @@ const percent = (value) => (value === undefined ? '-' : `${Math.round(value * 10
 
 function table(header, rows, leftAligned = 2) {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => String(row[column]).length)));
-  const line = (cells) => cells.map((cell, column) => (column < leftAligned ? String(cell).padEnd(widths[column]) : String(cell).padStart(widths[column]))).join('  ');
+  const line = (cells) =>
+    cells.map((cell, column) => (column < leftAligned ? String(cell).padEnd(widths[column]) : String(cell).padStart(widths[column]))).join('  ');
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }
 
@@ -363,7 +368,10 @@ async function main() {
   const cpus = os.cpus();
   console.log(
     `MCP bench: node ${process.version}, fastify ${versionOf('fastify')}, autocannon ${versionOf('autocannon')}, ` +
-      `${cpus.length} x ${cpus[0]?.model?.trim() ?? 'cpu'}, load average ${os.loadavg().map((value) => value.toFixed(1)).join(' ')}`,
+      `${cpus.length} x ${cpus[0]?.model?.trim() ?? 'cpu'}, load average ${os
+        .loadavg()
+        .map((value) => value.toFixed(1))
+        .join(' ')}`,
   );
   console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION}s per case, ${WARMUP}s warm-up per case, cases alternate within each round`);
   const appEnv = (key) => process.env[key] || APP_DEFAULTS[key] || '(default)';
@@ -387,12 +395,24 @@ async function main() {
   const servers = {
     app,
     bare: await startServer('bare fastify (bench/bare-fastify.mjs)', 'bench/bare-fastify.mjs', {}),
-    list200: await startServer('app + 200 generated tools (dist/bench/bench-app.js)', 'dist/bench/bench-app.js', { BENCH_TOOLS: '200', DATA_DIR: path.join(scratch, 'data-200') }, APP_DEFAULTS),
+    list200: await startServer(
+      'app + 200 generated tools (dist/bench/bench-app.js)',
+      'dist/bench/bench-app.js',
+      { BENCH_TOOLS: '200', DATA_DIR: path.join(scratch, 'data-200') },
+      APP_DEFAULTS,
+    ),
   };
   const cases = [
     { name: 'echo', label: 'tools/call echo, 2025 session-less', server: app, body: ECHO_REQUEST, check: checkEcho },
     { name: 'echo-2026', label: 'tools/call echo, 2026-07-28', server: app, body: ECHO_2026_REQUEST, headers: HEADERS_2026, check: checkEcho },
-    { name: 'whoami', label: 'tools/call whoami with a JWT', server: app, body: WHOAMI_REQUEST, headers: { ...HEADERS, authorization: `Bearer ${token}` }, check: checkWhoami },
+    {
+      name: 'whoami',
+      label: 'tools/call whoami with a JWT',
+      server: app,
+      body: WHOAMI_REQUEST,
+      headers: { ...HEADERS, authorization: `Bearer ${token}` },
+      check: checkWhoami,
+    },
     { name: 'bare', label: 'bare Fastify, fixed result', server: servers.bare, body: ECHO_REQUEST, check: checkEcho },
     { name: 'list-200', label: 'tools/list, 200 tools', server: servers.list200, body: LIST_REQUEST, check: checkList(200) },
   ];
@@ -405,7 +425,14 @@ async function main() {
   const listBody = path.join(scratch, 'list-200.json');
   writeFileSync(listBody, cases.find((testCase) => testCase.name === 'list-200').expectedBody);
   servers.floor200 = await startServer('bare fastify, fixed tools/list body (200 tools)', 'bench/bare-fastify.mjs', { BARE_BODY: listBody });
-  const floor = { name: 'floor-200', label: 'bare Fastify, same bytes as list-200', server: servers.floor200, body: LIST_REQUEST, check: checkList(200), runs: [] };
+  const floor = {
+    name: 'floor-200',
+    label: 'bare Fastify, same bytes as list-200',
+    server: servers.floor200,
+    body: LIST_REQUEST,
+    check: checkList(200),
+    runs: [],
+  };
   floor.expectedBody = await verify(floor, await firstAnswer(servers.floor200, LIST_REQUEST));
   cases.push(floor);
   console.log(`ok  ${floor.name.padEnd(9)} ${servers.floor200.url}  answer verified (${Buffer.byteLength(floor.expectedBody)} bytes)`);
@@ -437,7 +464,9 @@ async function main() {
   for (const testCase of cases) await verify(testCase);
   const embeddedUnderLoad = memoryOf(app.child.pid)?.peak;
 
-  console.log(`\nResults (req/s: mean of ${ROUNDS} rounds; p50/p99 in ms and server cpu µs per request: median of rounds; wrong = body differs from the verified answer)\n`);
+  console.log(
+    `\nResults (req/s: mean of ${ROUNDS} rounds; p50/p99 in ms and server cpu µs per request: median of rounds; wrong = body differs from the verified answer)\n`,
+  );
   const summary = summarize(cases);
   const roundRatios = (a, b) => cases.find((c) => c.name === a).runs.map((run, index) => run.reqPerSec / cases.find((c) => c.name === b).runs[index].reqPerSec);
   console.log('');
@@ -450,7 +479,9 @@ async function main() {
   for (const [name, base, target, label] of targets) {
     const ratio = summary[name].reqPerSec / summary[base].reqPerSec;
     const cpuRatio = summary[base].micros / summary[name].micros;
-    const rounds = roundRatios(name, base).map((value) => fixed(value, 2)).join(' ');
+    const rounds = roundRatios(name, base)
+      .map((value) => fixed(value, 2))
+      .join(' ');
     console.log(
       `${label.padEnd(22)} ${fixed(ratio, 2)}  (target >= ${target}; per round: ${rounds}; by server cpu per request: ${fixed(cpuRatio, 2)})  ${ratio >= target ? 'meets target' : 'BELOW target'}`,
     );
@@ -469,7 +500,9 @@ async function main() {
   }
   const contended = cases.filter((testCase) => (summary[testCase.name].otherCpu ?? 0) > 0.2);
   if (contended.length) {
-    console.log(`\nnote: other processes used the CPU during ${contended.map((testCase) => testCase.name).join(', ')} (other cpu column); figures are skewed, rerun on a quiet machine.`);
+    console.log(
+      `\nnote: other processes used the CPU during ${contended.map((testCase) => testCase.name).join(', ')} (other cpu column); figures are skewed, rerun on a quiet machine.`,
+    );
   }
 
   const bad = cases.filter((testCase) => testCase.runs.some((run) => failures(run) > 0));
@@ -478,8 +511,14 @@ async function main() {
 
   console.log('\nMemory of our server (RSS; targets from issue 13)');
   console.log(`  embedded database, first start (creates it): peak ${megabytes(created.firstPeak)} (target <= 450 MB)`);
-  console.log(`  embedded database, after a restart: idle ${megabytes(restarted.idle)} (target <= 200 MB), peak under the bench ${megabytes(embeddedUnderLoad)} (target <= 260 MB)`);
-  console.log(postgres ? `  PostgreSQL: idle ${megabytes(postgres.idle)}, peak under the echo load ${megabytes(postgres.peak)} (${fixed(postgres.reqPerSec)} req/s)` : `  PostgreSQL: skipped (${PG_URL === 'off' ? 'BENCH_PG_URL=off' : `${PG_URL} unreachable`})`);
+  console.log(
+    `  embedded database, after a restart: idle ${megabytes(restarted.idle)} (target <= 200 MB), peak under the bench ${megabytes(embeddedUnderLoad)} (target <= 260 MB)`,
+  );
+  console.log(
+    postgres
+      ? `  PostgreSQL: idle ${megabytes(postgres.idle)}, peak under the echo load ${megabytes(postgres.peak)} (${fixed(postgres.reqPerSec)} req/s)`
+      : `  PostgreSQL: skipped (${PG_URL === 'off' ? 'BENCH_PG_URL=off' : `${PG_URL} unreachable`})`,
+  );
 
   if (PROFILE) {
     const { topSelfTime } = await import('./cpu-profile.mjs');
@@ -488,7 +527,9 @@ async function main() {
   }
   await printDispatchBreakdown(summary.bare.micros);
   if (bad.length) {
-    console.error(`\nFAILED: ${bad.map((testCase) => testCase.name).join(', ')} answered wrongly under load (see non2xx/errors/wrong); their figures do not count.`);
+    console.error(
+      `\nFAILED: ${bad.map((testCase) => testCase.name).join(', ')} answered wrongly under load (see non2xx/errors/wrong); their figures do not count.`,
+    );
     process.exitCode = 1;
   }
 }

@@ -69,7 +69,9 @@ function isSuiteNode(candidate) {
 function findSuiteNode() {
   const found = [process.env.CONFORMANCE_NODE, process.execPath, nodeIn(root), nodeIn(SUITE_NODE_CACHE)].find(isSuiteNode);
   if (found) return found;
-  console.log(`conformance: the suite needs Node >= ${SUITE_NODE_MAJOR} (this is ${process.version}); installing ${PLATFORM_PACKAGE}@${SUITE_NODE_MAJOR} into ${SUITE_NODE_CACHE}`);
+  console.log(
+    `conformance: the suite needs Node >= ${SUITE_NODE_MAJOR} (this is ${process.version}); installing ${PLATFORM_PACKAGE}@${SUITE_NODE_MAJOR} into ${SUITE_NODE_CACHE}`,
+  );
   const install = spawnSync(
     'npm',
     ['install', '--prefix', SUITE_NODE_CACHE, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `${PLATFORM_PACKAGE}@${SUITE_NODE_MAJOR}`],
@@ -186,7 +188,8 @@ async function readResults(outputDir) {
   return results;
 }
 
-const outcome = (result) => (result === undefined ? 'no result' : `${result.passed} passed, ${result.failed} failed${result.warnings ? `, ${result.warnings} warnings` : ''}`);
+const outcome = (result) =>
+  result === undefined ? 'no result' : `${result.passed} passed, ${result.failed} failed${result.warnings ? `, ${result.warnings} warnings` : ''}`;
 
 async function runRevision(revision, { scored, notScored }, url, workDir, server) {
   const outputDir = join(workDir, revision);

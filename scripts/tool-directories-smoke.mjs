@@ -17,7 +17,7 @@ const root = resolve(import.meta.dirname, '..');
 const work = mkdtempSync(join(tmpdir(), 'mirobody-tool-smoke-'));
 const tools = join(work, 'tools');
 const files = {
-  '_shared.js': "export const greet = (name) => `Hello, ${name}`;\n",
+  '_shared.js': 'export const greet = (name) => `Hello, ${name}`;\n',
   'hello.js': `import { Arg, ConfigService, decorateToolClass, McpTool, ok } from 'mirobody';
 import { greet } from './_shared.js';
 export class HelloService {
@@ -41,7 +41,13 @@ export class TypedService {
 `,
 };
 
-const env = { ...process.env, DATA_DIR: join(work, 'data'), MCP_TOOL_DIRS: `${tools},${join(root, 'examples/tools')}`, ALLOWED_TOOLS_SMOKE: 'hello,typed_tool,count_readings_above_goal', NO_COLOR: '1' };
+const env = {
+  ...process.env,
+  DATA_DIR: join(work, 'data'),
+  MCP_TOOL_DIRS: `${tools},${join(root, 'examples/tools')}`,
+  ALLOWED_TOOLS_SMOKE: 'hello,typed_tool,count_readings_above_goal',
+  NO_COLOR: '1',
+};
 
 function freePort() {
   return new Promise((done) => {
@@ -59,14 +65,25 @@ async function rpc(url, method, params) {
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   const text = await response.text();
-  const json = text.startsWith('{') ? JSON.parse(text) : JSON.parse(text.split('\n').find((line) => line.startsWith('data: ')).slice(6));
+  const json = text.startsWith('{')
+    ? JSON.parse(text)
+    : JSON.parse(
+        text
+          .split('\n')
+          .find((line) => line.startsWith('data: '))
+          .slice(6),
+      );
   if (json.error) throw new Error(`${method}: ${json.error.message}`);
   return json.result;
 }
 
 async function serve() {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(root, 'dist/apps/server/src/main.js')], { cwd: work, env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'dist/apps/server/src/main.js')], {
+    cwd: work,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   child.stderr.on('data', (chunk) => (output += chunk));
@@ -90,7 +107,11 @@ for (const [name, content] of Object.entries(files)) writeFileSync(join(tools, n
 
 let server;
 try {
-  const cli = spawnSync(process.execPath, [join(root, 'dist/apps/server/src/cli.js'), 'tools', '--agent', 'smoke', '--format', 'openai'], { cwd: work, env, encoding: 'utf8' });
+  const cli = spawnSync(process.execPath, [join(root, 'dist/apps/server/src/cli.js'), 'tools', '--agent', 'smoke', '--format', 'openai'], {
+    cwd: work,
+    env,
+    encoding: 'utf8',
+  });
   assert.equal(cli.status, 0, cli.stderr);
   const catalog = JSON.parse(cli.stdout);
   assert.deepEqual(catalog.tools.map((tool) => tool.function.name).sort(), ['count_readings_above_goal', 'hello', 'typed_tool']);

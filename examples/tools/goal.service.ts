@@ -21,7 +21,7 @@ export class GoalService {
   @McpTool({
     description:
       "Count how many of the user's readings of one indicator reached a goal value in the last days. " +
-      'Use the exact indicator code the user\'s records carry.',
+      "Use the exact indicator code the user's records carry.",
     annotations: { title: 'Readings at or above a goal', readOnlyHint: true, openWorldHint: false },
   })
   async countReadingsAboveGoal(

@@ -5,12 +5,19 @@ import { AdminOnly } from '@app/auth';
 import { AGENT_NAME_PATTERN, AGENT_NAME_RULE, CATALOG_FORMATS, McpRegistry, type CatalogFormat, type ToolCatalog } from '@app/mcp';
 
 export class ToolCatalogQueryDto {
-  @ApiPropertyOptional({ enum: CATALOG_FORMATS, default: 'mcp', description: 'mcp: as tools/list; openai: Chat Completions tools; openai-responses: Responses API tools; gemini: functionDeclarations' })
+  @ApiPropertyOptional({
+    enum: CATALOG_FORMATS,
+    default: 'mcp',
+    description: 'mcp: as tools/list; openai: Chat Completions tools; openai-responses: Responses API tools; gemini: functionDeclarations',
+  })
   @IsOptional()
   @IsIn(CATALOG_FORMATS)
   format?: CatalogFormat;
 
-  @ApiPropertyOptional({ description: `Apply this agent's ALLOWED_TOOLS_/DISALLOWED_TOOLS_ lists (${AGENT_NAME_RULE}); all tools without it`, example: 'cursor' })
+  @ApiPropertyOptional({
+    description: `Apply this agent's ALLOWED_TOOLS_/DISALLOWED_TOOLS_ lists (${AGENT_NAME_RULE}); all tools without it`,
+    example: 'cursor',
+  })
   @IsOptional()
   @Matches(AGENT_NAME_PATTERN, { message: `agent must be ${AGENT_NAME_RULE}` })
   agent?: string;
@@ -20,7 +27,12 @@ export class ToolCatalogDto implements ToolCatalog {
   @ApiProperty({ enum: CATALOG_FORMATS }) format: CatalogFormat;
   @ApiProperty({ type: String, nullable: true, description: 'The agent whose lists were applied' }) agent: string | null;
   @ApiProperty({ type: 'array', items: { type: 'object' }, description: 'Ready to pass to the model API as its tools' }) tools: unknown[];
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' }, description: 'Tool name → "packaged" or the tool-directory file that defined it', example: { echo: '/etc/mirobody/tools/echo.js', whoami: 'packaged' } })
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'Tool name → "packaged" or the tool-directory file that defined it',
+    example: { echo: '/etc/mirobody/tools/echo.js', whoami: 'packaged' },
+  })
   origins: Record<string, string>;
 }
 

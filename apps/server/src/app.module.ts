@@ -38,7 +38,12 @@ export class AppModule {
           // Without a configured public address, the 401 names the metadata at the address the client used.
           resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''),
         }),
-        AuthModule.forRoot({ ...config.auth, publicBaseUrl: config.PUBLIC_BASE_URL, publicBaseUrlConfigured: config.PUBLIC_BASE_URL_CONFIGURED, dataDir: config.DATA_DIR }),
+        AuthModule.forRoot({
+          ...config.auth,
+          publicBaseUrl: config.PUBLIC_BASE_URL,
+          publicBaseUrlConfigured: config.PUBLIC_BASE_URL_CONFIGURED,
+          dataDir: config.DATA_DIR,
+        }),
         FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),
         ToolsModule.forRoot(config),
         ...(extensions.imports ?? []),

@@ -17,7 +17,9 @@ describe('the auth settings of loadAppConfig', () => {
   it('reads lists, lower-cases admin e-mails, and names the issuer as authorization server by default', () => {
     const config = loadAppConfig({ JWT_SECRET: SECRET, JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'a, b', ADMIN_EMAILS: 'Boss@Example.com' });
     expect(config.auth).toMatchObject({ jwtAudience: ['a', 'b'], adminEmails: ['boss@example.com'], oauthIssuer: 'https://id.example.com' });
-    expect(loadAppConfig({ JWT_ISSUER: 'https://id.example.com', OAUTH_ISSUER: 'https://login.example.com' }).auth.oauthIssuer).toBe('https://login.example.com');
+    expect(loadAppConfig({ JWT_ISSUER: 'https://id.example.com', OAUTH_ISSUER: 'https://login.example.com' }).auth.oauthIssuer).toBe(
+      'https://login.example.com',
+    );
   });
 
   it('refuses to start in production without a token key', () => {
@@ -28,7 +30,9 @@ describe('the auth settings of loadAppConfig', () => {
 
   it('refuses JWKS mode without both JWT_ISSUER and JWT_AUDIENCE (finding 6)', () => {
     expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_AUDIENCE: 'mirobody' })).toThrow('Invalid configuration JWT_ISSUER: required with JWKS_URL');
-    expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_ISSUER: 'https://id.example.com' })).toThrow('Invalid configuration JWT_AUDIENCE: required with JWKS_URL');
+    expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_ISSUER: 'https://id.example.com' })).toThrow(
+      'Invalid configuration JWT_AUDIENCE: required with JWKS_URL',
+    );
     expect(() => loadAppConfig({ NODE_ENV: 'production', JWKS_URL: JWKS.JWKS_URL })).toThrow('Invalid configuration JWT_ISSUER');
   });
 

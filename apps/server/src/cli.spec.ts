@@ -26,7 +26,13 @@ describe('npm run cli -- token', () => {
   });
 
   it('adds issuer, audience and the admin role under the configured claim', async () => {
-    const env = { DATA_DIR: dataDir, JWT_SECRET: 'y'.repeat(32), JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody', JWT_ROLES_CLAIM: 'realm_access.roles' };
+    const env = {
+      DATA_DIR: dataDir,
+      JWT_SECRET: 'y'.repeat(32),
+      JWT_ISSUER: 'https://id.example.com',
+      JWT_AUDIENCE: 'mirobody',
+      JWT_ROLES_CLAIM: 'realm_access.roles',
+    };
     const payload = decodeJwt(await runCli(['token', '--sub', 'root', '--admin'], env));
     expect(payload).toMatchObject({ iss: 'https://id.example.com', aud: 'mirobody', realm_access: { roles: ['admin'] } });
     expect(payload.exp! - payload.iat!).toBe(3600);
@@ -47,10 +53,21 @@ describe('npm run cli -- token', () => {
 
   it('answers --help for the CLI and for each command, without a configuration', async () => {
     for (const argv of [['--help'], ['-h'], ['help']]) expect(await runCli(argv, {})).toContain('Commands:\n  token');
-    for (const argv of [['token', '--help'], ['token', '--sub', 'x', '-h']]) expect(await runCli(argv, { PORT: 'not-read' })).toContain('--ttl <duration>');
+    for (const argv of [
+      ['token', '--help'],
+      ['token', '--sub', 'x', '-h'],
+    ])
+      expect(await runCli(argv, { PORT: 'not-read' })).toContain('--ttl <duration>');
   });
 
   it('refuses in JWKS mode, where the identity provider holds the keys', async () => {
-    await expect(runCli(['token', '--sub', 'x'], { DATA_DIR: dataDir, JWKS_URL: 'https://id.example.com/jwks', JWT_ISSUER: 'https://id.example.com', JWT_AUDIENCE: 'mirobody' })).rejects.toThrow(/JWKS_URL is set/);
+    await expect(
+      runCli(['token', '--sub', 'x'], {
+        DATA_DIR: dataDir,
+        JWKS_URL: 'https://id.example.com/jwks',
+        JWT_ISSUER: 'https://id.example.com',
+        JWT_AUDIENCE: 'mirobody',
+      }),
+    ).rejects.toThrow(/JWKS_URL is set/);
   });
 });

@@ -52,7 +52,12 @@ const usageError = (message: string) => new CliError(message, 2);
  * Operator commands that need no running server. `tools` prints the tool catalog. `token` prints a JWT signed with the HS256 secret
  * the server uses: JWT_SECRET from the same config layers, else the secret generated in DATA_DIR.
  */
-export async function runCli(argv: string[], environment: Record<string, string | undefined>, configDir?: string, log: ExploreLog = stderrLog): Promise<string> {
+export async function runCli(
+  argv: string[],
+  environment: Record<string, string | undefined>,
+  configDir?: string,
+  log: ExploreLog = stderrLog,
+): Promise<string> {
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') return HELP.trimEnd();
   if (command === 'token' && wantsHelp(rest)) return TOKEN_HELP.trimEnd();
@@ -71,7 +76,10 @@ export async function runCli(argv: string[], environment: Record<string, string 
   if (!values.sub) throw usageError('--sub is required');
   const config = loadAppConfig(environment, { configDir });
   try {
-    return await signToken({ ...config.auth, dataDir: config.DATA_DIR }, { subject: values.sub, email: values.email, name: values.name, admin: values.admin, ttl: values.ttl ?? '1h' });
+    return await signToken(
+      { ...config.auth, dataDir: config.DATA_DIR },
+      { subject: values.sub, email: values.email, name: values.name, admin: values.admin, ttl: values.ttl ?? '1h' },
+    );
   } catch (error) {
     // A bad --ttl, or JWKS mode, where there is no key to sign with.
     throw new CliError((error as Error).message, 1);

@@ -46,7 +46,10 @@ describe('loadAppConfig', () => {
   });
 
   it('reads .env beneath config.yaml and the environment, taking only its own keys from it', () => {
-    write('.env', '# compose reads this file too\nPOSTGRES_PASSWORD=not-ours\nPORT=9100\nLOG_LEVEL=warn\nLOG_FORMAT="json"\nCORS_ORIGINS=http://localhost:6274\n');
+    write(
+      '.env',
+      '# compose reads this file too\nPOSTGRES_PASSWORD=not-ours\nPORT=9100\nLOG_LEVEL=warn\nLOG_FORMAT="json"\nCORS_ORIGINS=http://localhost:6274\n',
+    );
     write('config.yaml', 'LOG_LEVEL: error\n');
     const config = loadAppConfig({ LOG_FORMAT: 'pretty' }, { configDir: dir });
     expect(config).toMatchObject({ PORT: 9100, LOG_LEVEL: 'error', LOG_FORMAT: 'pretty', CORS_ORIGINS: ['http://localhost:6274'] });
@@ -54,7 +57,11 @@ describe('loadAppConfig', () => {
   });
 
   it('checks LOG_FORMAT and CORS_ORIGINS', () => {
-    expect(loadAppConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:6274,*' }).CORS_ORIGINS).toEqual(['https://a.example', 'http://localhost:6274', '*']);
+    expect(loadAppConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:6274,*' }).CORS_ORIGINS).toEqual([
+      'https://a.example',
+      'http://localhost:6274',
+      '*',
+    ]);
     expect(loadAppConfig({}).CORS_ORIGINS).toBeUndefined();
     expect(() => loadAppConfig({ CORS_ORIGINS: 'https://a.example/' })).toThrow('Invalid configuration CORS_ORIGINS');
     expect(() => loadAppConfig({ CORS_ORIGINS: 'a.example' })).toThrow('Invalid configuration CORS_ORIGINS');
@@ -65,7 +72,10 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig({ HOST: 'localhost', PORT: '1' }).PUBLIC_BASE_URL).toBe('http://localhost:1');
     expect(loadAppConfig({ HOST: '::1', PORT: '1' }).PUBLIC_BASE_URL).toBe('http://[::1]:1');
     expect(loadAppConfig({ HOST: '0.0.0.0', PORT: '1' }).PUBLIC_BASE_URL).toBe('http://localhost:1');
-    expect(loadAppConfig({ PUBLIC_BASE_URL: 'https://mcp.example.com/' })).toMatchObject({ PUBLIC_BASE_URL: 'https://mcp.example.com', PUBLIC_BASE_URL_CONFIGURED: true });
+    expect(loadAppConfig({ PUBLIC_BASE_URL: 'https://mcp.example.com/' })).toMatchObject({
+      PUBLIC_BASE_URL: 'https://mcp.example.com',
+      PUBLIC_BASE_URL_CONFIGURED: true,
+    });
   });
 
   it('reads no file without a configDir, and treats empty variables as unset', () => {
@@ -95,7 +105,12 @@ describe('loadAppConfig', () => {
   it('keeps the DNS-rebinding check on for wildcard binds, with the loopback names and the public host (finding 16)', () => {
     for (const HOST of ['0.0.0.0', '::']) {
       expect(loadAppConfig({ HOST }).mcp.allowedHostnames).toEqual(['localhost', '127.0.0.1', '[::1]']);
-      expect(loadAppConfig({ HOST, PUBLIC_BASE_URL: 'https://mcp.example.com' }).mcp.allowedHostnames).toEqual(['localhost', '127.0.0.1', '[::1]', 'mcp.example.com']);
+      expect(loadAppConfig({ HOST, PUBLIC_BASE_URL: 'https://mcp.example.com' }).mcp.allowedHostnames).toEqual([
+        'localhost',
+        '127.0.0.1',
+        '[::1]',
+        'mcp.example.com',
+      ]);
     }
     expect(loadAppConfig({ HOST: '127.0.0.1' }).mcp.allowedHostnames).toBeUndefined();
     expect(loadAppConfig({ HOST: '0.0.0.0', MCP_ALLOWED_HOSTS: 'a.example' }).mcp.allowedHostnames).toEqual(['a.example']);
@@ -119,7 +134,9 @@ describe('loadAppConfig', () => {
   it('reads MCP_SESSION_SECRET as the former name of SIGNING_SECRET, and refuses two different values', () => {
     const secret = 'x'.repeat(32);
     expect(loadAppConfig({ MCP_SESSION_SECRET: secret }).common).toEqual({ signingSecret: secret });
-    expect(() => loadAppConfig({ MCP_SESSION_SECRET: secret, SIGNING_SECRET: 'y'.repeat(32) })).toThrow('Invalid configuration MCP_SESSION_SECRET: is the former name of SIGNING_SECRET');
+    expect(() => loadAppConfig({ MCP_SESSION_SECRET: secret, SIGNING_SECRET: 'y'.repeat(32) })).toThrow(
+      'Invalid configuration MCP_SESSION_SECRET: is the former name of SIGNING_SECRET',
+    );
   });
 });
 
@@ -127,7 +144,10 @@ describe('tool directories and agent tool lists', () => {
   it('read MCP_TOOL_DIRS as an ordered list of absolute paths, from a file or the environment', () => {
     write('config.yaml', `MCP_TOOL_DIRS:\n  - examples/tools\n  - ${dir}\n`);
     expect(loadAppConfig({}, { configDir: dir }).toolDirectories.directories).toEqual([resolve('examples/tools'), dir]);
-    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).toolDirectories.directories).toEqual([dir, resolve('examples/tools')]);
+    expect(loadAppConfig({ MCP_TOOL_DIRS: `${dir}, examples/tools` }, { configDir: dir }).toolDirectories.directories).toEqual([
+      dir,
+      resolve('examples/tools'),
+    ]);
     expect(loadAppConfig({}).toolDirectories.directories).toEqual([]);
     expect(() => loadAppConfig({ MCP_TOOL_DIRS: `${dir},${dir}/missing` })).toThrow(`Invalid configuration MCP_TOOL_DIRS: ${dir}/missing is not a directory`);
   });

@@ -3,7 +3,21 @@ import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { authConfig, type AuthSectionOptions } from '@app/auth';
-import { bool, commonConfig, ConfigError, defineConfigSection, int, isLoopback, list, oneOf, optionalStr, parseUrl, str, type CommonModuleOptions, type Env } from '@app/common';
+import {
+  bool,
+  commonConfig,
+  ConfigError,
+  defineConfigSection,
+  int,
+  isLoopback,
+  list,
+  oneOf,
+  optionalStr,
+  parseUrl,
+  str,
+  type CommonModuleOptions,
+  type Env,
+} from '@app/common';
 import { filesConfig } from '@app/files';
 import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
@@ -79,7 +93,10 @@ function corsOrigins(origins: string[]): string[] | undefined {
     if (origin === '*') continue;
     const url = parseUrl(origin);
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== origin) {
-      throw new ConfigError('CORS_ORIGINS', `expected origins such as https://app.example.com (scheme, host and port, no path or trailing slash) or *, got "${origin}"`);
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        `expected origins such as https://app.example.com (scheme, host and port, no path or trailing slash) or *, got "${origin}"`,
+      );
     }
   }
   return origins.length ? origins : undefined;
@@ -191,7 +208,12 @@ function layered(env: Env, configDir: string | undefined): Env {
       .filter((key) => isConfigKey(key) && env[key] !== undefined && (env[key] !== '' || isAgentListKey(key)))
       .map((key) => [key, env[key]]),
   );
-  return { ...readDotEnv(join(configDir, '.env')), ...readConfigFile(join(configDir, 'config.yaml')), ...(overlayFile ? readConfigFile(overlayFile) : {}), ...fromEnv };
+  return {
+    ...readDotEnv(join(configDir, '.env')),
+    ...readConfigFile(join(configDir, 'config.yaml')),
+    ...(overlayFile ? readConfigFile(overlayFile) : {}),
+    ...fromEnv,
+  };
 }
 
 const packageVersion = (): string => JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url.replace('/dist/', '/')), 'utf8')).version;

@@ -12,29 +12,22 @@ import { echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
-export async function createApp(
-  config: AppConfig,
-  options: AppExtensions & { logger?: false } = {},
-): Promise<NestFastifyApplication> {
+export async function createApp(config: AppConfig, options: AppExtensions & { logger?: false } = {}): Promise<NestFastifyApplication> {
   const silent = options.logger === false;
   const adapter = new FastifyAdapter({ genReqId: requestId });
   echoRequestId(adapter.getInstance());
   registerCors(adapter.getInstance(), config.CORS_ORIGINS);
   registerMcpBodyParsers(adapter.getInstance());
   registerFileUploads(adapter.getInstance());
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register(silent ? { ...config, LOG_LEVEL: 'silent' } : config, options),
-    adapter,
-    {
-      bodyParser: false,
-      // Once shutdown begins, new requests get 503 while those in flight finish.
-      return503OnClosing: true,
-      // A failed start-up rejects, so that main.ts can say why in one line instead of aborting.
-      abortOnError: false,
-      // Start-up lines wait until pino takes over, so that every line is JSON.
-      ...(silent ? { logger: false } : { bufferLogs: true }),
-    },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(silent ? { ...config, LOG_LEVEL: 'silent' } : config, options), adapter, {
+    bodyParser: false,
+    // Once shutdown begins, new requests get 503 while those in flight finish.
+    return503OnClosing: true,
+    // A failed start-up rejects, so that main.ts can say why in one line instead of aborting.
+    abortOnError: false,
+    // Start-up lines wait until pino takes over, so that every line is JSON.
+    ...(silent ? { logger: false } : { bufferLogs: true }),
+  });
   serveOpenApi(app, config.version);
   if (!silent) {
     app.useLogger(withQuietStartup(app.get(Logger)));

@@ -17,7 +17,11 @@ export function buildOpenApiDocument(app: NestFastifyApplication, version: strin
   return SwaggerModule.createDocument(app, config);
 }
 
-const UI_FILES = { 'swagger-ui.css': 'text/css', 'swagger-ui-bundle.js': 'application/javascript', 'swagger-ui-standalone-preset.js': 'application/javascript' } as const;
+const UI_FILES = {
+  'swagger-ui.css': 'text/css',
+  'swagger-ui-bundle.js': 'application/javascript',
+  'swagger-ui-standalone-preset.js': 'application/javascript',
+} as const;
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en">
@@ -42,6 +46,11 @@ export function serveOpenApi(app: NestFastifyApplication, version: string): void
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   for (const [file, type] of Object.entries(UI_FILES)) {
     let content: Buffer | undefined;
-    fastify.get(`/docs/${file}`, async (_request, reply) => reply.type(type).header('cache-control', 'public, max-age=86400').send((content ??= readFileSync(join(uiDir, file)))));
+    fastify.get(`/docs/${file}`, async (_request, reply) =>
+      reply
+        .type(type)
+        .header('cache-control', 'public, max-age=86400')
+        .send((content ??= readFileSync(join(uiDir, file)))),
+    );
   }
 }

@@ -15,7 +15,16 @@ describe('loggedUrl', () => {
 
   it('hides secrets and JWTs however they are spelled, anywhere in the target', () => {
     const encodedSecret = [...SECRET].map((char) => `%${char.charCodeAt(0).toString(16)}`).join('');
-    for (const url of [`/mc%70/${SECRET}`, `//mcp//${SECRET}`, `/%6dcp/${encodedSecret}`, `/mcp/%256drb_sk_x${SECRET.slice(9)}`, `http://host/mcp/${SECRET}`, `/other?token=${JWT}`, `/x/${encodedSecret}`, `/api?a=${JWT.replace('.', '%2e')}`]) {
+    for (const url of [
+      `/mc%70/${SECRET}`,
+      `//mcp//${SECRET}`,
+      `/%6dcp/${encodedSecret}`,
+      `/mcp/%256drb_sk_x${SECRET.slice(9)}`,
+      `http://host/mcp/${SECRET}`,
+      `/other?token=${JWT}`,
+      `/x/${encodedSecret}`,
+      `/api?a=${JWT.replace('.', '%2e')}`,
+    ]) {
       const logged = loggedUrl(url);
       expect(logged).not.toContain(SECRET.slice(7, 20));
       expect(logged).not.toContain(JWT.split('.')[1]);

@@ -16,7 +16,9 @@ async function providerClasses(root: ModuleRef, seen = new Set<unknown>()): Prom
   const moduleClass = typeof module === 'function' ? module : module.module;
   const providers: Provider[] = [...(Reflect.getMetadata(MODULE_METADATA.PROVIDERS, moduleClass) ?? []), ...(dynamic?.providers ?? [])];
   const imports: ModuleRef[] = [...(Reflect.getMetadata(MODULE_METADATA.IMPORTS, moduleClass) ?? []), ...((dynamic?.imports ?? []) as ModuleRef[])];
-  const classes = providers.flatMap((provider): Function[] => (typeof provider === 'function' ? [provider] : 'useClass' in provider ? [provider.useClass] : []));
+  const classes = providers.flatMap((provider): Function[] =>
+    typeof provider === 'function' ? [provider] : 'useClass' in provider ? [provider.useClass] : [],
+  );
   const nested = await Promise.all(imports.map((imported) => providerClasses(imported, seen)));
   return [...classes, ...nested.flat()];
 }
@@ -28,5 +30,9 @@ async function providerClasses(root: ModuleRef, seen = new Set<unknown>()): Prom
 export async function catalogFromConfig(config: AppConfig, format: CatalogFormat, agent: string | undefined, log: ExploreLog): Promise<ToolCatalog> {
   const fromDirectories = await importToolFiles(findToolFiles(config.toolDirectories.directories), log);
   const packaged = await providerClasses(ToolsModule.forRoot(config));
-  return offlineCatalog({ classes: [...fromDirectories, ...packaged], config: new ConfigService(config), agentTools: config.mcp.agentTools, log }, format, agent);
+  return offlineCatalog(
+    { classes: [...fromDirectories, ...packaged], config: new ConfigService(config), agentTools: config.mcp.agentTools, log },
+    format,
+    agent,
+  );
 }

@@ -38,5 +38,8 @@ export function describe(exception: unknown): string {
 /** The stack's frames without its first lines, which repeat the message. */
 export function stackFrames(exception: unknown): string | undefined {
   const stack = exception instanceof Error ? exception.stack : undefined;
-  return stack?.split('\n').filter((line) => line.startsWith('    at ')).join('\n');
+  return stack
+    ?.split('\n')
+    .filter((line) => line.startsWith('    at '))
+    .join('\n');
 }

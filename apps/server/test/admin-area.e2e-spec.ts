@@ -8,7 +8,8 @@ const ENV = { JWT_SECRET: TEST_JWT_SECRET };
 const whoami = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
 
 let running: RunningApp;
-const token = (sub: string, extra: Record<string, unknown> = {}) => signHs256(TEST_JWT_SECRET, { sub, email: `${sub}@example.com`, name: sub.toUpperCase(), ...extra });
+const token = (sub: string, extra: Record<string, unknown> = {}) =>
+  signHs256(TEST_JWT_SECRET, { sub, email: `${sub}@example.com`, name: sub.toUpperCase(), ...extra });
 
 async function call(method: string, path: string, credential?: string, body?: unknown) {
   const response = await fetch(new URL(path, running.url), {
@@ -107,7 +108,7 @@ describe('the admin area', () => {
     expect((await call('GET', '/admin/users/not-a-uuid', admin)).status).toBe(404);
   });
 
-  it("disables a user: their JWT and their secrets are refused on /mcp and /api at once, until re-enabled", async () => {
+  it('disables a user: their JWT and their secrets are refused on /mcp and /api at once, until re-enabled', async () => {
     const carol = await token('carol');
     const carolId = await userIdOf(carol);
     const secret = (await call('POST', '/api/mcp-secrets', carol, { label: 'carol' })).json.secret as string;
@@ -138,7 +139,12 @@ describe('the admin area', () => {
     await call('DELETE', `/admin/users/${daveId}`, admin);
     const trail = await call('GET', '/admin/audit?limit=3', admin);
     expect(trail.json.items.map((entry: { action: string }) => entry.action)).toEqual(['user.erase', 'user.enable', 'user.disable']);
-    expect(trail.json.items[0]).toMatchObject({ actorEmail: 'root@example.com', targetUserId: daveId, at: expect.any(String), detail: { email: 'dave@example.com' } });
+    expect(trail.json.items[0]).toMatchObject({
+      actorEmail: 'root@example.com',
+      targetUserId: daveId,
+      at: expect.any(String),
+      detail: { email: 'dave@example.com' },
+    });
     expect(trail.json.nextCursor).toEqual(expect.any(String));
     const older = await call('GET', `/admin/audit?limit=3&cursor=${trail.json.nextCursor}`, admin);
     expect(older.json.items.length).toBeGreaterThan(0);
@@ -185,7 +191,11 @@ describe("a user's own data", () => {
 
     expect((await call('DELETE', '/api/me', frank)).status).toBe(204);
     const db = running.app.get(DataSource);
-    for (const [table, column] of [['users', 'id'], ['mcp_secrets', 'user_id'], ['mcp_tool_calls', 'user_id']]) {
+    for (const [table, column] of [
+      ['users', 'id'],
+      ['mcp_secrets', 'user_id'],
+      ['mcp_tool_calls', 'user_id'],
+    ]) {
       expect(await db.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [frankId])).toEqual([{ n: 0 }]);
     }
     expect((await postRaw(running.url, whoami, { ...JSON_HEADERS, ...bearer(secret) })).status).toBe(401);
@@ -195,7 +205,7 @@ describe("a user's own data", () => {
     expect(again).not.toBe(frankId);
   });
 
-  it('erases a user at an admin\'s request', async () => {
+  it("erases a user at an admin's request", async () => {
     const gina = await token('gina');
     const ginaId = await userIdOf(gina);
     expect((await call('DELETE', `/admin/users/${ginaId}`, admin)).status).toBe(204);

@@ -27,7 +27,11 @@ beforeAll(async () => {
   env = { JWT_SECRET: TEST_JWT_SECRET, MCP_TOOL_DIRS: directories.env, ...AGENT_LISTS };
   running = await startApp(env);
   aliceJwt = await cliToken(running, env, '--sub', 'alice', '--email', 'alice@example.com');
-  everything = running.app.get(McpRegistry).listTools().tools.map((tool) => tool.name).sort();
+  everything = running.app
+    .get(McpRegistry)
+    .listTools()
+    .tools.map((tool) => tool.name)
+    .sort();
 });
 
 afterAll(async () => {
@@ -132,8 +136,14 @@ describe('in-process calls (McpRegistry.call)', () => {
     await expect(registry.call('whoami', {}, caller, { agent: 'cursor' })).rejects.toThrow('Unknown tool: whoami');
     // The caller's own agent applies when the options name none.
     await expect(registry.call('echo', { text: 'in' }, { ...caller, agent: 'mute' })).rejects.toThrow('Unknown tool: echo');
-    expect(await registry.call('echo', { text: 3 }, undefined)).toMatchObject({ isError: true, content: [{ text: 'Invalid arguments for tool "echo": argument "text" must be string' }] });
-    expect(await registry.call('my_account', {}, undefined)).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/^Authentication required/) }] });
+    expect(await registry.call('echo', { text: 3 }, undefined)).toMatchObject({
+      isError: true,
+      content: [{ text: 'Invalid arguments for tool "echo": argument "text" must be string' }],
+    });
+    expect(await registry.call('my_account', {}, undefined)).toMatchObject({
+      isError: true,
+      content: [{ text: expect.stringMatching(/^Authentication required/) }],
+    });
     expect(await registry.call('my_account', {}, caller, { agent: 'cursor' })).toMatchObject({ structuredContent: { email: null, agent: 'cursor' } });
   });
 
@@ -143,7 +153,12 @@ describe('in-process calls (McpRegistry.call)', () => {
     expect(registry.toOpenAiChatTools('cursor').map((tool) => tool.function.name)).toEqual(['my_account', 'echo']);
     expect(registry.toOpenAiResponsesTools('cursor').map((tool) => tool.name)).toEqual(['my_account', 'echo']);
     expect(registry.toGeminiFunctionDeclarations('mute')).toEqual([]);
-    expect(registry.toGeminiFunctionDeclarations('reporter').map((tool) => tool.name).sort()).toEqual(without('echo'));
+    expect(
+      registry
+        .toGeminiFunctionDeclarations('reporter')
+        .map((tool) => tool.name)
+        .sort(),
+    ).toEqual(without('echo'));
   });
 });
 
@@ -169,7 +184,11 @@ describe('GET /admin/tools', () => {
       expect(body).toMatchObject({ format, agent: agent ?? null });
       expect(Object.keys(body.origins).sort()).toEqual(listedTools.map((tool) => tool.name).sort());
       if (!agent) {
-        expect(body.origins).toMatchObject({ echo: `${directories.first}/echo.js`, whoami: 'packaged', count_readings_above_goal: expect.stringMatching(/examples\/tools\/goal\.service\.ts$/) });
+        expect(body.origins).toMatchObject({
+          echo: `${directories.first}/echo.js`,
+          whoami: 'packaged',
+          count_readings_above_goal: expect.stringMatching(/examples\/tools\/goal\.service\.ts$/),
+        });
       }
     },
   );
@@ -180,7 +199,10 @@ describe('GET /admin/tools', () => {
     const badFormat = await catalog('?format=anthropic', await adminToken());
     expect(badFormat).toMatchObject({ status: 400, body: { fields: { format: expect.stringMatching(/mcp, openai, openai-responses, gemini/) } } });
     expect(await catalog('?format=mcp&format=gemini', await adminToken())).toMatchObject({ status: 400, body: { fields: { format: expect.any(String) } } });
-    expect(await catalog('?agent=../etc', await adminToken())).toMatchObject({ status: 400, body: { fields: { agent: expect.stringMatching(/agent must be 1-64 letters/) } } });
+    expect(await catalog('?agent=../etc', await adminToken())).toMatchObject({
+      status: 400,
+      body: { fields: { agent: expect.stringMatching(/agent must be 1-64 letters/) } },
+    });
     expect(await catalog('?colour=red', await adminToken())).toMatchObject({ status: 400, body: { fields: { colour: expect.any(String) } } });
   });
 });
@@ -191,7 +213,12 @@ describe('the OpenAPI document', () => {
     const operation = document.paths['/admin/tools'].get;
     expect(operation.tags).toEqual(['admin']);
     expect(operation.parameters.map((parameter: { name: string }) => parameter.name).sort()).toEqual(['agent', 'format']);
-    expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'format').schema.enum).toEqual(['mcp', 'openai', 'openai-responses', 'gemini']);
+    expect(operation.parameters.find((parameter: { name: string }) => parameter.name === 'format').schema.enum).toEqual([
+      'mcp',
+      'openai',
+      'openai-responses',
+      'gemini',
+    ]);
     expect(operation.responses).toHaveProperty('200');
     expect(operation.responses).toHaveProperty('403');
     expect(operation.security.length).toBeGreaterThan(0);
@@ -204,8 +231,12 @@ describe('npm run cli -- tools', () => {
   it.each(FORMATS)('prints the catalog the server answers (%s), offline from the same configuration', async (format) => {
     const admin = await signHs256(TEST_JWT_SECRET, { sub: 'root', roles: ['admin'] });
     for (const agent of ['cursor', undefined]) {
-      const offline = JSON.parse(await runCli(['tools', '--format', format, ...(agent ? ['--agent', agent] : [])], { ...env, DATA_DIR: running.dataDir }, undefined, quiet));
-      const served = await (await fetch(new URL(`/admin/tools?format=${format}${agent ? `&agent=${agent}` : ''}`, running.url), { headers: bearer(admin) })).json();
+      const offline = JSON.parse(
+        await runCli(['tools', '--format', format, ...(agent ? ['--agent', agent] : [])], { ...env, DATA_DIR: running.dataDir }, undefined, quiet),
+      );
+      const served = await (
+        await fetch(new URL(`/admin/tools?format=${format}${agent ? `&agent=${agent}` : ''}`, running.url), { headers: bearer(admin) })
+      ).json();
       // The test app adds probe tools the CLI cannot know of.
       const probes = ['count_slowly', 'add', 'my_email', 'my_roles'];
       const withoutProbes = (catalog: Record<string, any>) => ({
@@ -219,6 +250,8 @@ describe('npm run cli -- tools', () => {
 
   it('refuses an unknown format or a missing directory', async () => {
     await expect(runCli(['tools', '--format', 'xml'], env, undefined, quiet)).rejects.toMatchObject({ exitCode: 2 });
-    await expect(runCli(['tools'], { ...env, MCP_TOOL_DIRS: '/no/such/dir' }, undefined, quiet)).rejects.toThrow('Invalid configuration MCP_TOOL_DIRS: /no/such/dir is not a directory');
+    await expect(runCli(['tools'], { ...env, MCP_TOOL_DIRS: '/no/such/dir' }, undefined, quiet)).rejects.toThrow(
+      'Invalid configuration MCP_TOOL_DIRS: /no/such/dir is not a directory',
+    );
   });
 });

@@ -89,7 +89,9 @@ describe('JWTs verified against the identity provider JWKS', () => {
   });
 
   it('keys users by issuer and subject', async () => {
-    expect(await running.app.get(DataSource).query('SELECT issuer, subject, email FROM users')).toEqual([{ issuer: ISSUER, subject: 'jo', email: 'jo@example.com' }]);
+    expect(await running.app.get(DataSource).query('SELECT issuer, subject, email FROM users')).toEqual([
+      { issuer: ISSUER, subject: 'jo', email: 'jo@example.com' },
+    ]);
   });
 
   it('has the CLI refuse to sign', async () => {

@@ -45,7 +45,11 @@ describe.each(ERAS)('a JWT from the CLI, revision %s', (era) => {
   it('refuses a user_id or userId argument and keeps the caller', async () => {
     const token = await cliToken(running, ENV, '--sub', 'mallory', '--email', 'mallory@example.com');
     await withClient(running.url, era, bearer(token), async (client) => {
-      for (const [tool, key] of [['whoami', 'user_id'], ['my_email', 'userId'], ['my_email', 'user_id']]) {
+      for (const [tool, key] of [
+        ['whoami', 'user_id'],
+        ['my_email', 'userId'],
+        ['my_email', 'user_id'],
+      ]) {
         const result = await client.callTool({ name: tool!, arguments: { [key!]: 'someone-else' } });
         expect(result.isError).toBe(true);
         expect((result.content as { text: string }[])[0]!.text).toContain(`unknown argument "${key}"`);
@@ -185,16 +189,25 @@ describe('the admin guard', () => {
 });
 
 describe('admin through ADMIN_EMAILS only for an address a token verified (finding 3)', () => {
-  const boss = (sub: string, claims: Record<string, unknown>) => signHs256(TEST_JWT_SECRET, { sub, iss: ISSUER, aud: 'mirobody', email: 'boss@example.com', ...claims });
+  const boss = (sub: string, claims: Record<string, unknown>) =>
+    signHs256(TEST_JWT_SECRET, { sub, iss: ISSUER, aud: 'mirobody', email: 'boss@example.com', ...claims });
   const rolesThroughSecret = async (jwt: string) => {
-    const created = await fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(jwt), 'content-type': 'application/json' }, body: JSON.stringify({ label: 'admin?' }) });
+    const created = await fetch(new URL('/api/mcp-secrets', running.url), {
+      method: 'POST',
+      headers: { ...bearer(jwt), 'content-type': 'application/json' },
+      body: JSON.stringify({ label: 'admin?' }),
+    });
     const { secret } = (await created.json()) as { secret: string };
     const answer = await postRaw(running.url, call('my_roles'), { ...JSON_HEADERS, ...bearer(secret) });
     return answer.json().result.structuredContent.roles;
   };
 
   it('refuses /admin to a token whose email_verified is missing, false or the string "false"', async () => {
-    for (const [sub, claims] of [['boss-missing', {}], ['boss-string', { email_verified: 'false' }], ['boss-false', { email_verified: false }]] as const) {
+    for (const [sub, claims] of [
+      ['boss-missing', {}],
+      ['boss-string', { email_verified: 'false' }],
+      ['boss-false', { email_verified: false }],
+    ] as const) {
       expect((await fetch(adminUrl, { headers: bearer(await boss(sub, claims)) })).status).toBe(403);
     }
     expect((await fetch(adminUrl, { headers: bearer(await boss('boss-true', { email_verified: true })) })).status).toBe(200);
@@ -209,7 +222,12 @@ describe('admin through ADMIN_EMAILS only for an address a token verified (findi
 
 describe('token lifetime (finding 14)', () => {
   it('refuses, through HTTP, a token without iat, one older than JWT_MAX_AGE and one issued in the future', async () => {
-    const status = async (claims: Record<string, unknown>) => (await fetch(new URL('/api/mcp-secrets', running.url), { headers: bearer(await signHs256(TEST_JWT_SECRET, { sub: 'aged', iss: ISSUER, aud: 'mirobody', ...claims })) })).status;
+    const status = async (claims: Record<string, unknown>) =>
+      (
+        await fetch(new URL('/api/mcp-secrets', running.url), {
+          headers: bearer(await signHs256(TEST_JWT_SECRET, { sub: 'aged', iss: ISSUER, aud: 'mirobody', ...claims })),
+        })
+      ).status;
     expect(await status({ exp: now() + 100 * 365 * 86_400 })).toBe(200);
     expect(await status({ iat: undefined })).toBe(401);
     expect(await status({ iat: now() - 25 * 3600, exp: now() + 100 * 365 * 86_400 })).toBe(401);

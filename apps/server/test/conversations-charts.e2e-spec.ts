@@ -39,7 +39,9 @@ describe('summarize_conversation and /api/conversations', () => {
       expect(await structured(client, 'summarize_conversation', { summary })).toEqual({ updated: true });
       expect(await structured(client, 'summarize_conversation', { summary: 'Sleep trends' })).toEqual({ updated: true });
     });
-    await withClient(running.url, ERA, { ...bearer(tokens.alice), 'x-conversation-id': 'conv-2' }, (client) => structured(client, 'summarize_conversation', { summary }));
+    await withClient(running.url, ERA, { ...bearer(tokens.alice), 'x-conversation-id': 'conv-2' }, (client) =>
+      structured(client, 'summarize_conversation', { summary }),
+    );
     const list = await api('GET', '/api/conversations', 'alice');
     expect(list.body.items.map((item: { id: string; title: string }) => [item.id, item.title])).toEqual([
       ['conv-2', `${'a'.repeat(199)}😀`],
@@ -97,13 +99,17 @@ describe('render_chart', () => {
   });
 });
 
-
 describe('conversation titles as user data', () => {
   it('are exported and erased for their owner only', async () => {
-    const contributor = running.app.get(UserDataContributors).all().find((entry) => entry.name === 'conversations')!.contributor;
-    const ids = (await running.app.get(DataSource).query("SELECT id, subject FROM users WHERE issuer = $1 ORDER BY subject", [ISSUER])) as { id: string }[];
+    const contributor = running.app
+      .get(UserDataContributors)
+      .all()
+      .find((entry) => entry.name === 'conversations')!.contributor;
+    const ids = (await running.app.get(DataSource).query('SELECT id, subject FROM users WHERE issuer = $1 ORDER BY subject', [ISSUER])) as { id: string }[];
     const [alice, bob] = ids.map((row) => row.id);
-    await withClient(running.url, ERA, { ...bearer(tokens.bob), 'x-conversation-id': 'bobs' }, (client) => structured(client, 'summarize_conversation', { summary: 'Bob' }));
+    await withClient(running.url, ERA, { ...bearer(tokens.bob), 'x-conversation-id': 'bobs' }, (client) =>
+      structured(client, 'summarize_conversation', { summary: 'Bob' }),
+    );
     expect(await contributor.exportFor(alice!)).toEqual([expect.objectContaining({ id: 'conv-2' })]);
     await contributor.eraseFor(alice!);
     expect(await contributor.countFor(alice!)).toBe(0);
@@ -111,7 +117,10 @@ describe('conversation titles as user data', () => {
   });
 
   it('are documented in OpenAPI', async () => {
-    const document = (await api('GET', '/openapi.json', null)).body as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+    const document = (await api('GET', '/openapi.json', null)).body as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(Object.keys(document.paths['/api/conversations']!)).toEqual(['get']);
     expect(Object.keys(document.paths['/api/conversations/{conversationId}']!)).toEqual(['delete']);
     expect(document.components.schemas).toHaveProperty('ConversationPageDto');

@@ -34,7 +34,8 @@ const initialize = JSON.stringify({
 });
 const within = <T>(promise: Promise<T>, ms: number) =>
   Promise.race([promise, new Promise<'no answer'>((resolve) => setTimeout(() => resolve('no answer'), ms).unref())]);
-const finalText = (messages: Message[] | 'no answer') => (messages === 'no answer' ? messages : messages.at(-1)?.result?.content?.[0]?.text ?? messages.at(-1));
+const finalText = (messages: Message[] | 'no answer') =>
+  messages === 'no answer' ? messages : (messages.at(-1)?.result?.content?.[0]?.text ?? messages.at(-1));
 
 let database: TestDatabase;
 let first: RunningApp;

@@ -19,7 +19,11 @@ describe('the database', () => {
   it('is migrated at start-up, with every lib’s migrations', async () => {
     const ran = (await dataSource(first).query('SELECT name FROM migrations')).map((row: { name: string }) => row.name);
     expect(ran).toContain('EnableVector1795996800000');
-    expect(ran.sort()).toEqual(dataSource(first).migrations.map((migration) => migration.constructor.name).sort());
+    expect(ran.sort()).toEqual(
+      dataSource(first)
+        .migrations.map((migration) => migration.constructor.name)
+        .sort(),
+    );
   });
 
   it('has pgvector wherever the server offers it (always, embedded)', async () => {

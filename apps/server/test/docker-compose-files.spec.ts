@@ -8,7 +8,10 @@ import { loadAppConfig } from '../src/config.js';
 const root = resolve(import.meta.dirname, '../../..');
 const compose = parse(readFileSync(resolve(root, 'docker-compose.yml'), 'utf8'));
 const { mirobody, minio, 'minio-bucket': bucketJob } = compose.services;
-const interpolate = (value: string) => String(value).replace(/\$\{\w+:-([^}]*)\}/g, '$1').replace(/\$\{\w+:\?[^}]*\}/g, 'set-by-the-operator-to-32-or-more-characters');
+const interpolate = (value: string) =>
+  String(value)
+    .replace(/\$\{\w+:-([^}]*)\}/g, '$1')
+    .replace(/\$\{\w+:\?[^}]*\}/g, 'set-by-the-operator-to-32-or-more-characters');
 const environment = Object.fromEntries(Object.entries(mirobody.environment as Record<string, string>).map(([key, value]) => [key, interpolate(value)]));
 
 describe('docker-compose.yml, files storage', () => {

@@ -77,7 +77,12 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(mirobody.environment).filter((key) => !(CONFIG_KEYS as readonly string[]).includes(key))).toEqual([]);
     expect(imageEnvironment).toMatchObject({ NODE_ENV: 'production', HOST: '0.0.0.0' });
     const config = loadAppConfig(environment, {});
-    expect(config).toMatchObject({ HOST: '0.0.0.0', common: { signingSecret: SECRETS.MCP_SESSION_SECRET }, auth: { jwtSecret: SECRETS.JWT_SECRET }, LOG_FORMAT: 'json' });
+    expect(config).toMatchObject({
+      HOST: '0.0.0.0',
+      common: { signingSecret: SECRETS.MCP_SESSION_SECRET },
+      auth: { jwtSecret: SECRETS.JWT_SECRET },
+      LOG_FORMAT: 'json',
+    });
     expect(new URL(config.DATABASE_URL!)).toMatchObject({ hostname: 'postgres', password: SECRETS.POSTGRES_PASSWORD });
     expect(postgres.environment.POSTGRES_PASSWORD).toBe(SECRETS.POSTGRES_PASSWORD);
   });

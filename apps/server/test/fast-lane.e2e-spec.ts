@@ -86,7 +86,19 @@ function corpus(token: string): [string, Exchange][] {
   add('tools/list with a numeric cursor', rpc(1, 'tools/list', { cursor: 5 }));
   add('tools/list with _meta', rpc(1, 'tools/list', { _meta: { progressToken: 1 } }));
   add('tools/list with null params', rpc(1, 'tools/list', null));
-  for (const name of ['diff_string', 'diff_array', 'diff_number', 'diff_nothing', 'diff_content', 'diff_instance', 'diff_proto', 'diff_date', 'diff_fail', 'diff_throw', 'diff_ask']) {
+  for (const name of [
+    'diff_string',
+    'diff_array',
+    'diff_number',
+    'diff_nothing',
+    'diff_content',
+    'diff_instance',
+    'diff_proto',
+    'diff_date',
+    'diff_fail',
+    'diff_throw',
+    'diff_ask',
+  ]) {
     add(`tools/call ${name}`, call(name, name === 'diff_string' ? { text: 'x' } : {}));
   }
   add('tools/call echo', call('echo', { text: 'hi' }));
@@ -96,7 +108,10 @@ function corpus(token: string): [string, Exchange][] {
   add('tools/call with arguments null', call('diff_array', null));
   add('tools/call with arguments an array', call('diff_array', []));
   add('tools/call with arguments a string', call('diff_array', 'x'));
-  add('tools/call with an own __proto__ argument', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"diff_args","arguments":{"count":1,"__proto__":{"x":1}}}}');
+  add(
+    'tools/call with an own __proto__ argument',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"diff_args","arguments":{"count":1,"__proto__":{"x":1}}}}',
+  );
   add('tools/call with name a number', call(5, {}));
   add('tools/call without name', rpc(1, 'tools/call', { arguments: {} }));
   add('tools/call without params', rpc(1, 'tools/call'));
@@ -113,12 +128,23 @@ function corpus(token: string): [string, Exchange][] {
   add('tools/call id string', call('echo', { text: 's' }, 'call-1'));
   add('tools/call id null', call('echo', { text: 's' }, null));
   add('a batch', `[${call('echo', { text: 'b' })}]`);
-  add('a 2026 envelope', rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'v' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' });
+  add('a 2026 envelope', rpc(1, 'tools/call', { name: 'echo', arguments: { text: 'v' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' } }), {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+  });
   for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2026-07-28', 'bogus', ' 2025-11-25']) {
     add(`echo with MCP-Protocol-Version ${JSON.stringify(version)}`, call('echo', { text: 'v' }), { 'mcp-protocol-version': version });
     add(`tools/list with MCP-Protocol-Version ${JSON.stringify(version)}`, rpc(1, 'tools/list'), { 'mcp-protocol-version': version });
   }
-  for (const accept of [undefined, '*/*', 'application/json', 'text/event-stream', 'text/html', 'application/json,text/event-stream;q=0.5', 'TEXT/EVENT-STREAM, APPLICATION/JSON']) {
+  for (const accept of [
+    undefined,
+    '*/*',
+    'application/json',
+    'text/event-stream',
+    'text/html',
+    'application/json,text/event-stream;q=0.5',
+    'TEXT/EVENT-STREAM, APPLICATION/JSON',
+  ]) {
     add(`echo with Accept ${JSON.stringify(accept)}`, call('echo', { text: 'a' }), { accept });
   }
   for (const contentType of ['application/json; charset=utf-8', 'text/plain', undefined]) {
@@ -204,10 +230,16 @@ function corpus2026(): [string, Exchange][] {
     ['2026: echo without MCP-Protocol-Version', echo(ENVELOPE, { 'mcp-protocol-version': undefined })],
     ['2026: echo with MCP-Protocol-Version 2025-11-25', echo(ENVELOPE, { 'mcp-protocol-version': '2025-11-25' })],
     ['2026: echo with an envelope naming 2025-11-25', echo({ ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2025-11-25' })],
-    ['2026: echo with an envelope naming 2027-01-01', echo({ ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }, { 'mcp-protocol-version': '2027-01-01' })],
+    [
+      '2026: echo with an envelope naming 2027-01-01',
+      echo({ ...ENVELOPE, 'io.modelcontextprotocol/protocolVersion': '2027-01-01' }, { 'mcp-protocol-version': '2027-01-01' }),
+    ],
     ['2026: echo without client capabilities', echo({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' })],
     ['2026: echo with client capabilities not an object', echo({ ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': 'all' })],
-    ['2026: echo with client info and a log level', echo({ ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/logLevel': 'debug' })],
+    [
+      '2026: echo with client info and a log level',
+      echo({ ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' }, 'io.modelcontextprotocol/logLevel': 'debug' }),
+    ],
     ['2026: echo with a bad log level', echo({ ...ENVELOPE, 'io.modelcontextprotocol/logLevel': 'loud' })],
     ['2026: echo with bad client info', echo({ ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 1 } })],
     ['2026: echo with another reserved _meta key', echo({ ...ENVELOPE, 'io.modelcontextprotocol/related-task': { taskId: 5 } })],
@@ -218,7 +250,10 @@ function corpus2026(): [string, Exchange][] {
     ['2026: echo with a session id', echo(ENVELOPE, { 'mcp-session-id': 'some.session.id' })],
     ['2026: echo with a JWT', echo(ENVELOPE, { authorization: 'Bearer <token>' })],
     ['2026: echo, Content-Type text/plain', echo(ENVELOPE, { 'content-type': 'text/plain' })],
-    ['2026: server/discover', { body: rpc(1, 'server/discover', { _meta: ENVELOPE }), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' } }],
+    [
+      '2026: server/discover',
+      { body: rpc(1, 'server/discover', { _meta: ENVELOPE }), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' } },
+    ],
     ['2026: initialize', { body: rpc(1, 'initialize', { _meta: ENVELOPE }), headers: { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'initialize' } }],
   ];
 }
@@ -234,7 +269,7 @@ function corpusSessions(token: string): [string, Exchange][] {
   const echo = call('echo', { text: 's' });
   return [
     ["session: the user's session used anonymously", { body: echo, headers: { 'mcp-session-id': sessionOf('user') } }],
-    ["session: an anonymous session used with a JWT", { body: echo, headers: { 'mcp-session-id': sessionOf('anonymous'), authorization: `Bearer ${token}` } }],
+    ['session: an anonymous session used with a JWT', { body: echo, headers: { 'mcp-session-id': sessionOf('anonymous'), authorization: `Bearer ${token}` } }],
     ['session: a JSON session, echo', inSession({ body: echo }, 'json')],
     ['session: a JSON session, tools/list', inSession({ body: rpc(2, 'tools/list') }, 'json')],
     ['session: a JSON session, ping', inSession({ body: rpc('p', 'ping') }, 'json')],
@@ -245,7 +280,10 @@ function corpusSessions(token: string): [string, Exchange][] {
     ['session: echo, Content-Type text/plain', inSession({ body: echo, headers: { 'content-type': 'text/plain' } })],
     ['session: echo, id 2^53', inSession({ body: call('echo', { text: 's' }, 2 ** 53) })],
     ['session: an unknown session id', { body: echo, headers: { 'mcp-session-id': 'unknown' } }],
-    ['session: initialize again', inSession({ body: rpc(9, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }) })],
+    [
+      'session: initialize again',
+      inSession({ body: rpc(9, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } }) }),
+    ],
     ['session: a 2026 envelope', inSession(in2026({ body: echo }))],
   ];
 }
@@ -298,9 +336,13 @@ async function compare(cases: [string, Exchange][]): Promise<{ mismatches: strin
         return text;
       };
       const same = fast.status === slow.status && fast.contentType === slow.contentType && comparable(fast.body, lane.url) === comparable(slow.body, sdk.url);
-      if (!same) mismatches.push(`${label}:\n  lane ${fast.status} ${fast.contentType} ${JSON.stringify(fast.body).slice(0, 400)}\n  sdk  ${slow.status} ${slow.contentType} ${JSON.stringify(slow.body).slice(0, 400)}`);
+      if (!same)
+        mismatches.push(
+          `${label}:\n  lane ${fast.status} ${fast.contentType} ${JSON.stringify(fast.body).slice(0, 400)}\n  sdk  ${slow.status} ${slow.contentType} ${JSON.stringify(slow.body).slice(0, 400)}`,
+        );
       // Each app ran the tool at most once for this request (a result handed to the SDK is not run again).
-      if (ranOnLane > 1 || ranOnSdk - ranOnLane > 1) mismatches.push(`${label}: the tool ran ${ranOnLane} time(s) on the lane app, ${ranOnSdk - ranOnLane} on the SDK app`);
+      if (ranOnLane > 1 || ranOnSdk - ranOnLane > 1)
+        mismatches.push(`${label}: the tool ran ${ranOnLane} time(s) on the lane app, ${ranOnSdk - ranOnLane} on the SDK app`);
     }
   } finally {
     served.mockRestore();
@@ -310,14 +352,34 @@ async function compare(cases: [string, Exchange][]): Promise<{ mismatches: strin
 }
 
 /** Requests the lane must leave to the SDK on every revision, so the proof covers the hand-over and the fall-through too. */
-const NEVER_ON_LANE = ['tools/call diff_content', 'tools/call diff_instance', 'tools/call diff_proto', 'tools/call a context tool', 'tools/call with a progress token', 'tools/list with a cursor'];
+const NEVER_ON_LANE = [
+  'tools/call diff_content',
+  'tools/call diff_instance',
+  'tools/call diff_proto',
+  'tools/call a context tool',
+  'tools/call with a progress token',
+  'tools/list with a cursor',
+];
 
 describe('the fast lane answers exactly as the SDK path does', () => {
   it('for every request of the corpus, session-less on 2025: same status, content type and JSON body', async () => {
     const { mismatches, tookLane } = await compare(corpus(token));
     expect(mismatches).toEqual([]);
     // Not a vacuous proof: the common requests did take the lane, and what it must not take did not.
-    expect(tookLane).toEqual(expect.arrayContaining(['ping id 1', 'tools/list', 'tools/call echo', 'tools/call diff_string', 'tools/call diff_fail', 'tools/call diff_throw', 'tools/call bad arguments', 'echo with a JWT', 'whoami-style tool with a JWT', 'echo with Accept undefined']));
+    expect(tookLane).toEqual(
+      expect.arrayContaining([
+        'ping id 1',
+        'tools/list',
+        'tools/call echo',
+        'tools/call diff_string',
+        'tools/call diff_fail',
+        'tools/call diff_throw',
+        'tools/call bad arguments',
+        'echo with a JWT',
+        'whoami-style tool with a JWT',
+        'echo with Accept undefined',
+      ]),
+    );
     for (const label of NEVER_ON_LANE) expect(tookLane).not.toContain(label);
   }, 120_000);
 
@@ -327,22 +389,61 @@ describe('the fast lane answers exactly as the SDK path does', () => {
     const { mismatches, tookLane } = await compare(cases);
     expect(mismatches).toEqual([]);
     expect(tookLane).toEqual(
-      expect.arrayContaining(['tools/list', 'tools/call echo', 'tools/call diff_string', 'tools/call diff_fail', 'tools/call diff_throw', 'tools/call bad arguments', 'echo with a JWT', 'whoami-style tool with a JWT', 'echo with Accept undefined', '2026: echo with client info and a log level', '2026: echo with a foreign _meta key', '2026: echo with a JWT']),
+      expect.arrayContaining([
+        'tools/list',
+        'tools/call echo',
+        'tools/call diff_string',
+        'tools/call diff_fail',
+        'tools/call diff_throw',
+        'tools/call bad arguments',
+        'echo with a JWT',
+        'whoami-style tool with a JWT',
+        'echo with Accept undefined',
+        '2026: echo with client info and a log level',
+        '2026: echo with a foreign _meta key',
+        '2026: echo with a JWT',
+      ]),
     );
-    for (const label of [...NEVER_ON_LANE, 'ping id 1', '2026: echo without Mcp-Name', '2026: echo with a Base64 Mcp-Name', '2026: echo naming another tool in Mcp-Name', '2026: echo without Mcp-Method', '2026: echo with requestState']) {
+    for (const label of [
+      ...NEVER_ON_LANE,
+      'ping id 1',
+      '2026: echo without Mcp-Name',
+      '2026: echo with a Base64 Mcp-Name',
+      '2026: echo naming another tool in Mcp-Name',
+      '2026: echo without Mcp-Method',
+      '2026: echo with requestState',
+    ]) {
       expect(tookLane).not.toContain(label);
     }
   }, 120_000);
 
-  it("for the corpus inside live 2025 sessions, each bound to its caller, and what only sessions have", async () => {
+  it('for the corpus inside live 2025 sessions, each bound to its caller, and what only sessions have', async () => {
     await openSessions([lane, sdk], token);
-    const cases: [string, Exchange][] = [...corpus(token).map(([label, exchange]): [string, Exchange] => [label, inSession(exchange)]), ...corpusSessions(token)];
+    const cases: [string, Exchange][] = [
+      ...corpus(token).map(([label, exchange]): [string, Exchange] => [label, inSession(exchange)]),
+      ...corpusSessions(token),
+    ];
     const { mismatches, tookLane } = await compare(cases);
     expect(mismatches).toEqual([]);
     expect(tookLane).toEqual(
-      expect.arrayContaining(['ping id 1', 'tools/list', 'tools/call echo', 'tools/call diff_fail', 'tools/call diff_throw', 'echo with a JWT', 'whoami-style tool with a JWT', 'session: a JSON session, echo', 'session: a JSON session, ping']),
+      expect.arrayContaining([
+        'ping id 1',
+        'tools/list',
+        'tools/call echo',
+        'tools/call diff_fail',
+        'tools/call diff_throw',
+        'echo with a JWT',
+        'whoami-style tool with a JWT',
+        'session: a JSON session, echo',
+        'session: a JSON session, ping',
+      ]),
     );
-    for (const label of [...NEVER_ON_LANE, "session: the user's session used anonymously", 'session: an anonymous session used with a JWT', 'session: an unknown session id']) {
+    for (const label of [
+      ...NEVER_ON_LANE,
+      "session: the user's session used anonymously",
+      'session: an anonymous session used with a JWT',
+      'session: an unknown session id',
+    ]) {
       expect(tookLane).not.toContain(label);
     }
   }, 120_000);
@@ -368,7 +469,10 @@ describe('the fast lane answers exactly as the SDK path does', () => {
     const other = await signHs256(TEST_JWT_SECRET, { sub: 'differential-other', email: 'other@example.com' });
     const answers = await Promise.all(
       Array.from({ length: 40 }, (_, index) =>
-        send(lane.url, { body: call(index % 2 ? 'diff_who' : 'echo', { ...(index % 2 ? {} : { text: `c${index}` }) }, 7), headers: { authorization: `Bearer ${index % 4 === 1 ? other : token}` } }),
+        send(lane.url, {
+          body: call(index % 2 ? 'diff_who' : 'echo', { ...(index % 2 ? {} : { text: `c${index}` }) }, 7),
+          headers: { authorization: `Bearer ${index % 4 === 1 ? other : token}` },
+        }),
       ),
     );
     answers.forEach((answer, index) => {

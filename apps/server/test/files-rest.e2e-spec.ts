@@ -106,7 +106,17 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     expect((await call(app, 'GET', '/api/files', bob)).body.items.map((item: { fileKey: string }) => item.fileKey)).not.toContain(key);
     expect((await call(app, 'GET', '/api/files')).status).toBe(401);
     expect((await uploadFile(app, undefined, 'anon.txt', 'x')).status).toBe(401);
-    for (const spelled of [key.toUpperCase(), key.toLowerCase(), `${key}x`, key.slice(1), `${key}%00`, `%2e%2e%2f${key}`, '..%2F..%2Fetc%2Fpasswd', `${key}%20`, 'x'.repeat(5000)]) {
+    for (const spelled of [
+      key.toUpperCase(),
+      key.toLowerCase(),
+      `${key}x`,
+      key.slice(1),
+      `${key}%00`,
+      `%2e%2e%2f${key}`,
+      '..%2F..%2Fetc%2Fpasswd',
+      `${key}%20`,
+      'x'.repeat(5000),
+    ]) {
       const answer = await call(app, 'GET', `/api/files/${spelled}`, alice);
       if (spelled !== key) expect([404, 414]).toContain(answer.status);
     }
@@ -307,7 +317,12 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
       await new Promise<void>((resolve) => {
         const request = httpRequest(new URL('/api/files/raw', app.url), {
           method: 'POST',
-          headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/octet-stream', ...dispositionOf('cut.bin'), 'content-length': String(900 * 1024) },
+          headers: {
+            authorization: `Bearer ${alice}`,
+            'content-type': 'application/octet-stream',
+            ...dispositionOf('cut.bin'),
+            'content-length': String(900 * 1024),
+          },
         });
         request.on('error', () => resolve());
         request.write(Buffer.alloc(300 * 1024, 9), () => setTimeout(() => request.destroy(), 100));
@@ -337,7 +352,12 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
 
   it('lists by time or name, a page at a time, filtered by type', async () => {
     const dave = await cliToken(app, env, '--sub', 'dave');
-    for (const [name, content] of [['b.txt', 'b'], ['a.md', '# a'], ['c.csv', 'c,1']] as const) await uploadFile(app, dave, name, content);
+    for (const [name, content] of [
+      ['b.txt', 'b'],
+      ['a.md', '# a'],
+      ['c.csv', 'c,1'],
+    ] as const)
+      await uploadFile(app, dave, name, content);
     const byTime = await call(app, 'GET', '/api/files', dave);
     expect(byTime.body.items.map((item: { filename: string }) => item.filename)).toEqual(['c.csv', 'a.md', 'b.txt']);
     const first = await call(app, 'GET', '/api/files?sort=name&limit=2', dave);
@@ -347,7 +367,13 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     expect((await call(app, 'GET', '/api/files?mime=text/csv', dave)).body.items).toHaveLength(1);
     expect((await call(app, 'GET', '/api/files?mime=text/*', dave)).body.items).toHaveLength(3);
     expect((await call(app, 'GET', '/api/files?mime=image/*', dave)).body.items).toHaveLength(0);
-    for (const [query, field] of [['sort=size', 'sort'], ['mime=text', 'mime'], ['limit=0', 'limit'], ['cursor=nonsense', 'cursor'], [`sort=time&cursor=${first.body.nextCursor}`, 'cursor']]) {
+    for (const [query, field] of [
+      ['sort=size', 'sort'],
+      ['mime=text', 'mime'],
+      ['limit=0', 'limit'],
+      ['cursor=nonsense', 'cursor'],
+      [`sort=time&cursor=${first.body.nextCursor}`, 'cursor'],
+    ]) {
       const answer = await call(app, 'GET', `/api/files?${query}`, dave);
       expect(answer.status).toBe(400);
       expect(Object.keys(answer.body.fields ?? {})).toContain(field);
@@ -394,7 +420,10 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     const frank = await cliToken(app, env, '--sub', 'frank');
     await uploadFile(app, frank, 'mine.txt', 'frank data');
     const frankId = await userIdOf(app, 'frank');
-    const files = app.app.get(UserDataContributors).all().find((entry) => entry.name === 'files')!.contributor;
+    const files = app.app
+      .get(UserDataContributors)
+      .all()
+      .find((entry) => entry.name === 'files')!.contributor;
     expect(await files.countFor(frankId)).toBe(1);
     expect(await files.exportFor(frankId)).toEqual([
       expect.objectContaining({ filename: 'mine.txt', extractedText: 'frank data', download: { url: expect.any(String), expiresAt: expect.any(String) } }),
@@ -408,13 +437,24 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
 
   it('is described in the OpenAPI document', async () => {
     const { paths } = (await call(app, 'GET', '/openapi.json')).body as { paths: Record<string, object> };
-    for (const path of ['/api/files', '/api/files/raw', '/api/files/{key}', '/api/files/{key}/content', '/admin/users/{userId}/files', '/admin/users/{userId}/files/{key}', '/files/signed/{token}']) {
+    for (const path of [
+      '/api/files',
+      '/api/files/raw',
+      '/api/files/{key}',
+      '/api/files/{key}/content',
+      '/admin/users/{userId}/files',
+      '/admin/users/{userId}/files/{key}',
+      '/files/signed/{token}',
+    ]) {
       expect(Object.keys(paths)).toContain(path);
     }
     const raw = (paths['/api/files/raw'] as { post: { requestBody: { content: object }; parameters: object[] } }).post;
     expect(Object.keys(raw.requestBody.content)).toEqual(['application/octet-stream']);
     expect(raw.parameters).toEqual(
-      expect.arrayContaining([expect.objectContaining({ name: 'content-disposition', in: 'header', required: true }), expect.objectContaining({ name: 'content-length', in: 'header', required: true })]),
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'content-disposition', in: 'header', required: true }),
+        expect.objectContaining({ name: 'content-length', in: 'header', required: true }),
+      ]),
     );
   });
 

@@ -69,7 +69,12 @@ describe.each(backends)('list_files and read_file on %s', (backend, s3Env) => {
     expect(note).toBeUndefined();
     expect(files.map((file) => file.filename)).toEqual(['long.txt', 'pixel.png', 'scan.png', 'letter.docx', 'report.pdf', 'plan.md', 'notes.txt']);
     const byName = Object.fromEntries(files.map((file) => [file.filename, file]));
-    expect(byName['report.pdf']).toEqual({ filename: 'report.pdf', file_key: keys['report.pdf'], mime: 'text/plain', uploaded_at: expect.stringMatching(/Z$/) });
+    expect(byName['report.pdf']).toEqual({
+      filename: 'report.pdf',
+      file_key: keys['report.pdf'],
+      mime: 'text/plain',
+      uploaded_at: expect.stringMatching(/Z$/),
+    });
     expect(byName['letter.docx']!.mime).toBe('text/plain');
     expect(byName['plan.md']!.mime).toBe('text/markdown');
     expect(byName['pixel.png']!.mime).toBe('image/png');
@@ -78,10 +83,26 @@ describe.each(backends)('list_files and read_file on %s', (backend, s3Env) => {
 
   it('reads text, PDF and DOCX inline', async () => {
     await asAlice(async (client) => {
-      expect(await structured(client, 'read_file', { file_key: keys['notes.txt'] })).toEqual({ filename: 'notes.txt', mime: 'text/plain', content: 'Blood pressure 120/80' });
-      expect(await structured(client, 'read_file', { file_key: keys['plan.md'] })).toEqual({ filename: 'plan.md', mime: 'text/markdown', content: '# Plan\n\n- walk daily' });
-      expect(await structured(client, 'read_file', { file_key: keys['report.pdf'] })).toEqual({ filename: 'report.pdf', mime: 'text/plain', content: 'Hemoglobin 14.2 g/dL' });
-      expect(await structured(client, 'read_file', { file_key: keys['letter.docx'] })).toEqual({ filename: 'letter.docx', mime: 'text/plain', content: 'Dear doctor,\n\nCholesterol 4.1 mmol/L' });
+      expect(await structured(client, 'read_file', { file_key: keys['notes.txt'] })).toEqual({
+        filename: 'notes.txt',
+        mime: 'text/plain',
+        content: 'Blood pressure 120/80',
+      });
+      expect(await structured(client, 'read_file', { file_key: keys['plan.md'] })).toEqual({
+        filename: 'plan.md',
+        mime: 'text/markdown',
+        content: '# Plan\n\n- walk daily',
+      });
+      expect(await structured(client, 'read_file', { file_key: keys['report.pdf'] })).toEqual({
+        filename: 'report.pdf',
+        mime: 'text/plain',
+        content: 'Hemoglobin 14.2 g/dL',
+      });
+      expect(await structured(client, 'read_file', { file_key: keys['letter.docx'] })).toEqual({
+        filename: 'letter.docx',
+        mime: 'text/plain',
+        content: 'Dear doctor,\n\nCholesterol 4.1 mmol/L',
+      });
     });
   });
 
@@ -99,7 +120,13 @@ describe.each(backends)('list_files and read_file on %s', (backend, s3Env) => {
 
   it('hands over other binaries as a temporary link that downloads the same bytes', async () => {
     const read = (await asAlice((client) => structured(client, 'read_file', { file_key: keys['pixel.png'] }))) as Record<string, string>;
-    expect(read).toEqual({ filename: 'pixel.png', mime: 'image/png', url: expect.any(String), expires_at: expect.any(String), note: expect.stringContaining('URL') });
+    expect(read).toEqual({
+      filename: 'pixel.png',
+      mime: 'image/png',
+      url: expect.any(String),
+      expires_at: expect.any(String),
+      note: expect.stringContaining('URL'),
+    });
     expect(Date.parse(read.expires_at!) - Date.now()).toBeGreaterThan(3500_000);
     let url = new URL(read.url!);
     // The app under test listens on a random port its PUBLIC_BASE_URL does not know.
@@ -116,7 +143,8 @@ describe.each(backends)('list_files and read_file on %s', (backend, s3Env) => {
       const unknown = await toolError(client, 'read_file', { file_key: 'A'.repeat(22) });
       expect(unknown).toBe('File not found.');
       for (const key of Object.values(keys)) expect(await toolError(client, 'read_file', { file_key: key })).toBe(unknown);
-      for (const guess of ['../notes.txt', keys['notes.txt']!.toLowerCase(), ' ', `${keys['notes.txt']}\u0000`]) expect(await toolError(client, 'read_file', { file_key: guess })).toBe(unknown);
+      for (const guess of ['../notes.txt', keys['notes.txt']!.toLowerCase(), ' ', `${keys['notes.txt']}\u0000`])
+        expect(await toolError(client, 'read_file', { file_key: guess })).toBe(unknown);
       expect(await toolError(client, 'read_file', {})).toMatch(/file_key/);
       expect(await toolError(client, 'read_file', { file_key: 42 })).toMatch(/file_key/);
     });

@@ -85,7 +85,10 @@ describe('answering an invitation with a verified e-mail address, without its to
 
     const accepted = await api('POST', `/api/invitations/${invitationId}/accept`, 'bob');
     expect(accepted.status).toBe(200);
-    expect(accepted.body).toEqual({ status: 'accepted', circle: expect.objectContaining({ id: circleId, name: 'Family', my_role: 'member', my_member_id: memberId }) });
+    expect(accepted.body).toEqual({
+      status: 'accepted',
+      circle: expect.objectContaining({ id: circleId, name: 'Family', my_role: 'member', my_member_id: memberId }),
+    });
     expect(await circlesOf('bob')).toContain(circleId);
     expect((await api('GET', '/api/invitations', 'bob')).body.items).toEqual([]);
     // Used: answering again, either way and by either proof, is refused like the token path refuses it.
@@ -112,7 +115,7 @@ describe('answering an invitation with a verified e-mail address, without its to
     expect((await api('POST', `/api/invitations/${invitationId}/decline`, 'bob')).status).toBe(200);
   });
 
-  it('counts an MCP secret holder\'s address as verified only when a token verified it', async () => {
+  it("counts an MCP secret holder's address as verified only when a token verified it", async () => {
     const { invitationId } = await invite('By secret');
     const secretOf = async (who: Person) => {
       const created = await api('POST', '/api/mcp-secrets', who, { label: 'phone' });
@@ -120,7 +123,8 @@ describe('answering an invitation with a verified e-mail address, without its to
       return created.body.secret as string;
     };
     const [verified, unverified] = [await secretOf('bob'), await secretOf('bobUnverified')];
-    const withSecret = async (secret: string, method: string, path: string) => (await fetch(new URL(path, running.url), { method, headers: bearer(secret) })).status;
+    const withSecret = async (secret: string, method: string, path: string) =>
+      (await fetch(new URL(path, running.url), { method, headers: bearer(secret) })).status;
     expect(await withSecret(unverified, 'GET', '/api/invitations')).toBe(403);
     expect(await withSecret(unverified, 'POST', `/api/invitations/${invitationId}/accept`)).toBe(403);
     expect(await withSecret(verified, 'GET', '/api/invitations')).toBe(200);
@@ -177,7 +181,11 @@ describe('answering an invitation with a verified e-mail address, without its to
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: { items: { circle_id: string }[]; nextCursor: string | null } } = await api('GET', `/api/invitations?limit=2${cursor ? `&cursor=${cursor}` : ''}`, 'bob');
+      const page: { status: number; body: { items: { circle_id: string }[]; nextCursor: string | null } } = await api(
+        'GET',
+        `/api/invitations?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        'bob',
+      );
       expect(page.status).toBe(200);
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.items.map((item) => item.circle_id));
@@ -193,10 +201,23 @@ describe('answering an invitation with a verified e-mail address, without its to
   // Last: it moves alice to a new address.
   it('never lets the inviter answer, nor lists to them, an invitation they issued to what is now their own address', async () => {
     const { circleId } = await invite('Self', 'alice.new@example.com');
-    tokens.alice = await signHs256(TEST_JWT_SECRET, { iss: ISSUER, aud: 'mirobody', sub: 'alice', name: 'alice', email: 'Alice.New@example.com', email_verified: true });
+    tokens.alice = await signHs256(TEST_JWT_SECRET, {
+      iss: ISSUER,
+      aud: 'mirobody',
+      sub: 'alice',
+      name: 'alice',
+      email: 'Alice.New@example.com',
+      email_verified: true,
+    });
     const listed = await api('GET', '/api/invitations', 'alice');
     expect(listed).toEqual({ status: 200, body: { items: [], nextCursor: null } });
-    const invitationId = ((await running.app.get(DataSource).query('SELECT i.id FROM care_circle_invitations i JOIN care_circle_members m ON m.id = i.member_id WHERE m.circle_id = $1', [circleId])) as { id: string }[])[0]!.id;
+    const invitationId = (
+      (await running.app
+        .get(DataSource)
+        .query('SELECT i.id FROM care_circle_invitations i JOIN care_circle_members m ON m.id = i.member_id WHERE m.circle_id = $1', [circleId])) as {
+        id: string;
+      }[]
+    )[0]!.id;
     expect((await api('POST', `/api/invitations/${invitationId}/accept`, 'alice')).status).toBe(403);
     expect((await api('POST', `/api/invitations/${invitationId}/decline`, 'alice')).status).toBe(403);
   });

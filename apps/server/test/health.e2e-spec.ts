@@ -50,7 +50,9 @@ const errorText = (result: Awaited<ReturnType<Client['callTool']>>) => (result.c
 async function familyHealth(who: Person, args: Record<string, unknown>, headers: Record<string, string> = {}) {
   return withClient(running.url, ERA, { ...bearer(tokens[who]), ...headers }, async (client) => {
     const result = await client.callTool({ name: 'family_health', arguments: args });
-    return result.isError ? { error: errorText(result) } : (result.structuredContent as { subject: string; observations: { code: string; value: string; time: string }[] });
+    return result.isError
+      ? { error: errorText(result) }
+      : (result.structuredContent as { subject: string; observations: { code: string; value: string; time: string }[] });
   });
 }
 
@@ -71,7 +73,14 @@ const setAccess = (who: Person, health_access: number) => api('PATCH', `/api/cir
 beforeAll(async () => {
   running = await startApp(ENV);
   for (const who of Object.keys(tokens) as Person[]) {
-    tokens[who] = await signHs256(TEST_JWT_SECRET, { iss: ISSUER, aud: 'mirobody', sub: who, email: `${who}@example.com`, email_verified: true, name: NAMES[who] });
+    tokens[who] = await signHs256(TEST_JWT_SECRET, {
+      iss: ISSUER,
+      aud: 'mirobody',
+      sub: who,
+      email: `${who}@example.com`,
+      email_verified: true,
+      name: NAMES[who],
+    });
     expect((await api('GET', '/api/circles', who)).status).toBe(200);
   }
   const circle = await api('POST', '/api/circles', 'alice', { name: 'Family' });
@@ -96,9 +105,17 @@ beforeAll(async () => {
   });
   expect(bobs.status).toBe(201);
   expect(bobs.body.type).toBe('transaction-response');
-  const carols = await api('POST', '/api/fhir/Observation', 'carol', quantity('2339-0', 'Glucose', 999, 'mg/dL', { effectiveDateTime: '2026-01-05T00:00:00Z' }), 'application/fhir+json');
+  const carols = await api(
+    'POST',
+    '/api/fhir/Observation',
+    'carol',
+    quantity('2339-0', 'Glucose', 999, 'mg/dL', { effectiveDateTime: '2026-01-05T00:00:00Z' }),
+    'application/fhir+json',
+  );
   expect(carols.status).toBe(201);
-  expect((await api('POST', '/api/fhir/Observation', 'dave', quantity('29463-7', 'Body weight', 81.5, 'kg', { effectiveDateTime: '2026-01-03T00:00:00Z' }))).status).toBe(201);
+  expect(
+    (await api('POST', '/api/fhir/Observation', 'dave', quantity('29463-7', 'Body weight', 81.5, 'kg', { effectiveDateTime: '2026-01-03T00:00:00Z' }))).status,
+  ).toBe(201);
 }, 60_000);
 
 afterAll(async () => {
@@ -107,7 +124,10 @@ afterAll(async () => {
 
 describe('documentation', () => {
   it('documents every route with its body and answer types', async () => {
-    const document = (await api('GET', '/openapi.json', null)).body as { paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>>; components: { schemas: Record<string, unknown> } };
+    const document = (await api('GET', '/openapi.json', null)).body as {
+      paths: Record<string, Record<string, { requestBody?: unknown; security?: unknown[] }>>;
+      components: { schemas: Record<string, unknown> };
+    };
     for (const [path, methods] of Object.entries({
       '/api/circles': ['get', 'post'],
       '/api/circles/{circleId}': ['patch', 'delete'],
@@ -122,7 +142,6 @@ describe('documentation', () => {
     }
     expect(Object.keys(document.components.schemas)).toEqual(expect.arrayContaining(['InviteDto', 'MyMembershipDto', 'MemberListDto']));
   });
-
 });
 
 describe('family_health in a three-person circle', () => {
@@ -173,7 +192,8 @@ describe('family_health in a three-person circle', () => {
   it('follows the acting-for selection, and whoami says so only for a readable member', async () => {
     expect(await familyHealth('alice', { count: 1 }, { 'x-acting-for': memberIds.bob! })).toMatchObject({ subject: 'Bobby', observation_count: 1 });
     expect(await familyHealth('alice', { member: 'me' }, { 'x-acting-for': memberIds.bob! })).toMatchObject({ subject: 'me', observation_count: 0 });
-    const whoami = (headers: Record<string, string>) => withClient(running.url, ERA, { ...bearer(tokens.alice), ...headers }, (client) => structured(client, 'whoami'));
+    const whoami = (headers: Record<string, string>) =>
+      withClient(running.url, ERA, { ...bearer(tokens.alice), ...headers }, (client) => structured(client, 'whoami'));
     expect(await whoami({ 'x-acting-for': memberIds.bob! })).toMatchObject({ authenticated: true, acting_for_member: true });
     expect(await whoami({ 'x-acting-for': memberIds.carol! })).not.toHaveProperty('acting_for_member');
     expect(await whoami({})).not.toHaveProperty('acting_for_member');
@@ -278,7 +298,11 @@ describe('FHIR ingest and search', () => {
   const bad = { ...quantity('8867-4', 'Heart rate', 1, '/min', {}), status: 'done', valueQuantity: { value: 'high' } };
 
   it('reports bad bundle entries by index and path; a batch stores the good ones', async () => {
-    const batch = await api('POST', '/api/fhir', 'eve', { resourceType: 'Bundle', type: 'batch', entry: [post(quantity('8867-4', 'Heart rate', 61, '/min', { effectiveDateTime: '2026-02-01T00:00:00Z' })), post(bad)] });
+    const batch = await api('POST', '/api/fhir', 'eve', {
+      resourceType: 'Bundle',
+      type: 'batch',
+      entry: [post(quantity('8867-4', 'Heart rate', 61, '/min', { effectiveDateTime: '2026-02-01T00:00:00Z' })), post(bad)],
+    });
     expect(batch.status).toBe(201);
     expect(batch.body.type).toBe('batch-response');
     expect(batch.body.entry[0].response.status).toBe('201 Created');
@@ -292,15 +316,27 @@ describe('FHIR ingest and search', () => {
     const good = quantity('8867-4', 'Heart rate', 62, '/min', { effectiveDateTime: '2026-02-02T00:00:00Z' });
     const transaction = await api('POST', '/api/fhir', 'eve', { resourceType: 'Bundle', type: 'transaction', entry: [post(good), post(good), post(bad)] });
     expect(transaction.status).toBe(400);
-    expect(Object.keys(transaction.body.fields)).toEqual(expect.arrayContaining(['Bundle.entry[2].resource.status', 'Bundle.entry[2].resource.value[x].value']));
+    expect(Object.keys(transaction.body.fields)).toEqual(
+      expect.arrayContaining(['Bundle.entry[2].resource.status', 'Bundle.entry[2].resource.value[x].value']),
+    );
     expect(transaction.body.message).toContain('nothing was stored');
     expect((await api('GET', '/api/fhir/Observation', 'eve')).body.total).toBe(1);
   });
 
   it('refuses what is not an Observation or Bundle, naming it', async () => {
     expect((await api('POST', '/api/fhir/Observation', 'eve', { resourceType: 'Patient' })).body.fields).toEqual({ '$.resourceType': expect.any(String) });
-    expect((await api('POST', '/api/fhir', 'eve', { resourceType: 'Bundle', type: 'document', entry: [] })).body.fields).toEqual({ 'Bundle.type': expect.any(String) });
-    expect((await api('POST', '/api/fhir', 'eve', { resourceType: 'Bundle', type: 'batch', entry: [{ resource: bloodPressure, request: { method: 'DELETE', url: 'Observation/1' } }] })).body.entry[0].response.status).toBe('400 Bad Request');
+    expect((await api('POST', '/api/fhir', 'eve', { resourceType: 'Bundle', type: 'document', entry: [] })).body.fields).toEqual({
+      'Bundle.type': expect.any(String),
+    });
+    expect(
+      (
+        await api('POST', '/api/fhir', 'eve', {
+          resourceType: 'Bundle',
+          type: 'batch',
+          entry: [{ resource: bloodPressure, request: { method: 'DELETE', url: 'Observation/1' } }],
+        })
+      ).body.entry[0].response.status,
+    ).toBe('400 Bad Request');
     expect((await api('POST', '/api/fhir/Observation', null, bloodPressure)).status).toBe(401);
   });
 
@@ -309,7 +345,11 @@ describe('FHIR ingest and search', () => {
     const all = await search('');
     expect(all.body).toMatchObject({ resourceType: 'Bundle', type: 'searchset', total: 4 });
     expect((await search('?code=http://loinc.org|8867-4')).body.total).toBe(2);
-    expect((await search('?code=8867-4&date=ge2026-01-03&date=lt2026-01-07')).body.entry.map((entry: { resource: { valueQuantity: { value: number } } }) => entry.resource.valueQuantity.value)).toEqual([64]);
+    expect(
+      (await search('?code=8867-4&date=ge2026-01-03&date=lt2026-01-07')).body.entry.map(
+        (entry: { resource: { valueQuantity: { value: number } } }) => entry.resource.valueQuantity.value,
+      ),
+    ).toEqual([64]);
     expect((await search('?_count=1')).body.entry[0].resource.code.coding[0].code).toBe('93832-4');
     expect((await search('?date=yesterday')).body.fields).toHaveProperty('date');
     expect((await search('?subject=Patient/1')).status).toBe(400);
@@ -319,12 +359,20 @@ describe('FHIR ingest and search', () => {
 });
 
 describe('user data', () => {
-  const contributor = (name: string) => running.app.get(UserDataContributors).all().find((entry) => entry.name === name)!.contributor;
-  const userId = async (who: Person) => ((await running.app.get(DataSource).query('SELECT id FROM users WHERE subject = $1', [who])) as { id: string }[])[0]!.id;
+  const contributor = (name: string) =>
+    running.app
+      .get(UserDataContributors)
+      .all()
+      .find((entry) => entry.name === name)!.contributor;
+  const userId = async (who: Person) =>
+    ((await running.app.get(DataSource).query('SELECT id FROM users WHERE subject = $1', [who])) as { id: string }[])[0]!.id;
 
   it("exports and erases a user's observations and memberships, and nobody else's", async () => {
     const bob = await userId('bob');
-    const exported = (await contributor('health').exportFor(bob)) as { observations: { code: { coding: { code: string }[] } }[]; circle_memberships: { circle_name: string }[] };
+    const exported = (await contributor('health').exportFor(bob)) as {
+      observations: { code: { coding: { code: string }[] } }[];
+      circle_memberships: { circle_name: string }[];
+    };
     expect(exported.observations.map((entry) => entry.code.coding[0]!.code)).toEqual(['93832-4', '8867-4', '85354-9', '8867-4']);
     expect(exported.circle_memberships).toEqual([expect.objectContaining({ circle_name: 'Family', health_access: 1 })]);
     expect(await contributor('health').countFor(bob)).toBe(4);

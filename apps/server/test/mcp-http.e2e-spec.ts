@@ -197,9 +197,20 @@ describe('session limits', () => {
 });
 
 describe('per-caller session quota, anonymous sessions evicted first (finding 7)', () => {
-  const ENV = { JWT_SECRET: TEST_JWT_SECRET, MCP_MAX_SESSIONS: '4', MCP_MAX_SESSIONS_PER_CALLER: '3', RATE_LIMIT_ANONYMOUS_REQUESTS: '0', RATE_LIMIT_REQUESTS: '0' };
+  const ENV = {
+    JWT_SECRET: TEST_JWT_SECRET,
+    MCP_MAX_SESSIONS: '4',
+    MCP_MAX_SESSIONS_PER_CALLER: '3',
+    RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
+    RATE_LIMIT_REQUESTS: '0',
+  };
   let limited: RunningApp;
-  const inSession = (id: string, party: Record<string, string> = {}) => ({ ...JSON_HEADERS, ...party, 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' });
+  const inSession = (id: string, party: Record<string, string> = {}) => ({
+    ...JSON_HEADERS,
+    ...party,
+    'mcp-session-id': id,
+    'mcp-protocol-version': '2025-06-18',
+  });
 
   beforeAll(async () => {
     limited = await startApp(ENV);

@@ -79,10 +79,7 @@ describe.each(ERAS)('MCP over Streamable HTTP with the official client, revision
     // 2025 sets the level per session; 2026 opts in per request through the `_meta` envelope.
     if (era === '2025-11-25') await client.setLoggingLevel('debug');
     const _meta = era === '2026-07-28' ? { [LOG_LEVEL_META_KEY]: 'debug' } : undefined;
-    const result = await client.callTool(
-      { name: 'count_slowly', arguments: { steps: 3 }, _meta },
-      { onprogress: (update) => progress.push(update.progress) },
-    );
+    const result = await client.callTool({ name: 'count_slowly', arguments: { steps: 3 }, _meta }, { onprogress: (update) => progress.push(update.progress) });
     expect(result.structuredContent).toEqual({ counted: 3 });
     expect(progress).toEqual([1, 2, 3]);
     expect(logs).toEqual(['step 1 of 3', 'step 2 of 3', 'step 3 of 3']);

@@ -51,9 +51,7 @@ describe('personal MCP secrets', () => {
     expect(JSON.stringify(row)).not.toContain(secret);
     expect(row.secret_hash).toBe(createHash('sha256').update(secret).digest('hex'));
     const listed = await request('GET', aliceJwt);
-    expect(listed.body.items).toEqual([
-      { id, label: 'laptop', agent: 'cursor', createdAt: expect.any(String), expiresAt: null, lastUsedAt: null },
-    ]);
+    expect(listed.body.items).toEqual([{ id, label: 'laptop', agent: 'cursor', createdAt: expect.any(String), expiresAt: null, lastUsedAt: null }]);
     expect(JSON.stringify(listed.body)).not.toContain(secret);
   });
 

@@ -59,12 +59,20 @@ describe('remember and recall_memory over MCP', () => {
       const stored = await structured(client, 'remember', { text: `My sister in ${era} lives in Valencia and loves sailing.` });
       expect(stored).toEqual({ id: expect.any(String), stored: true });
       const recalled = (await structured(client, 'recall_memory', { query: `sister sailing ${era}` })).memories as Record<string, unknown>[];
-      expect(recalled[0]).toEqual({ id: stored.id, text: `My sister in ${era} lives in Valencia and loves sailing.`, kind: 'fact', score: expect.any(Number), created_at: expect.any(String) });
+      expect(recalled[0]).toEqual({
+        id: stored.id,
+        text: `My sister in ${era} lives in Valencia and loves sailing.`,
+        kind: 'fact',
+        score: expect.any(Number),
+        created_at: expect.any(String),
+      });
       expect(recalled[0]!.score).toBeGreaterThan(0);
       expect(recalled[0]!.score).toBeLessThanOrEqual(1);
       const again = await structured(client, 'remember', { text: `  MY SISTER IN ${era} LIVES IN VALENCIA AND LOVES SAILING `, kind: 'preference' });
       expect(again).toEqual({ id: stored.id, stored: true, deduplicated: true });
-      const wide = await structured(client, 'remember', { text: `my sister in ${era} lives in valencia and loves sailing！`.replace('valencia', 'ｖａｌｅｎｃｉａ') });
+      const wide = await structured(client, 'remember', {
+        text: `my sister in ${era} lives in valencia and loves sailing！`.replace('valencia', 'ｖａｌｅｎｃｉａ'),
+      });
       expect(wide).toEqual({ id: stored.id, stored: true, deduplicated: true });
     });
   });
@@ -87,7 +95,9 @@ describe('remember and recall_memory over MCP', () => {
   });
 
   it("never shows one user's memories to another, and refuses the anonymous caller", async () => {
-    await withClient(running.url, '2025-11-25', bearer(tokens.alice), (client) => structured(client, 'remember', { text: 'Alice keeps her spare key under the blue flowerpot' }));
+    await withClient(running.url, '2025-11-25', bearer(tokens.alice), (client) =>
+      structured(client, 'remember', { text: 'Alice keeps her spare key under the blue flowerpot' }),
+    );
     await withClient(running.url, '2026-07-28', bearer(tokens.bob), async (client) => {
       expect(await recallTexts(client, 'spare key blue flowerpot', 50)).toEqual([]);
       await structured(client, 'remember', { text: 'Bob keeps his spare key at the neighbours' });
@@ -110,7 +120,17 @@ describe('/api/memories', () => {
   it('creates, reads, searches, filters, edits, deletes (never recalled again) and exports', async () => {
     const created = await call('POST', '/api/memories', tokens.alice, { text: 'Has a dentist appointment every six months', kind: 'episode' });
     expect(created.status).toBe(201);
-    expect(created.body).toEqual({ deduplicated: false, memory: { id: expect.any(String), text: 'Has a dentist appointment every six months', kind: 'episode', source: null, createdAt: expect.any(String), updatedAt: expect.any(String) } });
+    expect(created.body).toEqual({
+      deduplicated: false,
+      memory: {
+        id: expect.any(String),
+        text: 'Has a dentist appointment every six months',
+        kind: 'episode',
+        source: null,
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      },
+    });
     const id = created.body.memory.id as string;
     expect((await call('GET', `/api/memories/${id}`, tokens.alice)).body.text).toBe('Has a dentist appointment every six months');
     const search = await call('GET', `/api/memories?q=${encodeURIComponent('dentist appointments')}&limit=3`, tokens.alice);
@@ -126,7 +146,10 @@ describe('/api/memories', () => {
     expect((await call('GET', `/api/memories?q=dentist`, tokens.alice)).body.items).toEqual([]);
     await withClient(running.url, '2026-07-28', bearer(tokens.alice), async (client) => expect(await recallTexts(client, 'dentist', 50)).toEqual([]));
     const exported = await call('GET', '/api/memories/export', tokens.alice);
-    expect(exported.body.memories.find((memory: { id: string }) => memory.id === id)).toMatchObject({ text: 'Sees the dentist every six months', deletedAt: expect.any(String) });
+    expect(exported.body.memories.find((memory: { id: string }) => memory.id === id)).toMatchObject({
+      text: 'Sees the dentist every six months',
+      deletedAt: expect.any(String),
+    });
   });
 
   it('pages with a cursor', async () => {
@@ -137,28 +160,46 @@ describe('/api/memories', () => {
     expect((await call('GET', '/api/memories?cursor=forged', tokens.alice)).body.fields).toEqual({ cursor: expect.any(String) });
   });
 
-  it('answers 404 alike for another user\'s id, a missing id and a malformed one, on every route', async () => {
+  it("answers 404 alike for another user's id, a missing id and a malformed one, on every route", async () => {
     const { body } = await call('POST', '/api/memories', tokens.alice, { text: 'Alice is saving for a sailing boat' });
     const aliceMemory = body.memory.id as string;
     for (const id of [aliceMemory, randomUUID(), 'not-an-id', aliceMemory.toUpperCase()]) {
-      for (const [method, payload] of [['GET', undefined], ['PATCH', { kind: 'episode' }], ['DELETE', undefined]] as const) {
+      for (const [method, payload] of [
+        ['GET', undefined],
+        ['PATCH', { kind: 'episode' }],
+        ['DELETE', undefined],
+      ] as const) {
         const answer = await call(method, `/api/memories/${id}`, tokens.bob, payload);
         expect([method, id, answer.status, answer.body.message]).toEqual([method, id, 404, `No memory with id ${id}`]);
       }
     }
-    expect((await call('GET', '/api/memories/export', tokens.bob)).body.memories.map((memory: { text: string }) => memory.text)).not.toContain('Alice is saving for a sailing boat');
+    expect((await call('GET', '/api/memories/export', tokens.bob)).body.memories.map((memory: { text: string }) => memory.text)).not.toContain(
+      'Alice is saving for a sailing boat',
+    );
     expect((await call('GET', '/api/memories?q=sailing boat', tokens.bob)).body.items).toEqual([]);
     expect((await call('GET', `/api/memories/${aliceMemory}`, tokens.alice)).status).toBe(200);
   });
 
   it('refuses the anonymous caller (401) and bad input (400 naming the field)', async () => {
-    for (const [method, path] of [['GET', '/api/memories'], ['POST', '/api/memories'], ['GET', '/api/memories/export'], ['GET', `/api/memories/${randomUUID()}`], ['DELETE', `/api/memories/${randomUUID()}`]]) {
+    for (const [method, path] of [
+      ['GET', '/api/memories'],
+      ['POST', '/api/memories'],
+      ['GET', '/api/memories/export'],
+      ['GET', `/api/memories/${randomUUID()}`],
+      ['DELETE', `/api/memories/${randomUUID()}`],
+    ]) {
       expect([method, path, (await call(method!, path!, undefined, method === 'POST' ? { text: 'x' } : undefined)).status]).toEqual([method, path, 401]);
     }
-    expect((await call('POST', '/api/memories', tokens.alice, { text: 'x', kind: 'secret' })).body).toMatchObject({ statusCode: 400, fields: { kind: expect.stringContaining('fact, preference, episode') } });
+    expect((await call('POST', '/api/memories', tokens.alice, { text: 'x', kind: 'secret' })).body).toMatchObject({
+      statusCode: 400,
+      fields: { kind: expect.stringContaining('fact, preference, episode') },
+    });
     expect((await call('POST', '/api/memories', tokens.alice, { text: '' })).body.fields).toHaveProperty('text');
     expect((await call('POST', '/api/memories', tokens.alice, { text: 'ok', owner: 'bob' })).status).toBe(400);
-    expect((await call('POST', '/api/memories', tokens.alice, { text: 'y'.repeat(2001) })).body).toMatchObject({ statusCode: 400, fields: { text: expect.any(String) } });
+    expect((await call('POST', '/api/memories', tokens.alice, { text: 'y'.repeat(2001) })).body).toMatchObject({
+      statusCode: 400,
+      fields: { text: expect.any(String) },
+    });
     expect((await call('GET', '/api/memories?kind=secret', tokens.alice)).body.fields).toHaveProperty('kind');
     expect((await call('GET', '/api/memories?q=x&limit=51', tokens.alice)).body.fields).toHaveProperty('limit');
     expect((await call('PATCH', `/api/memories/${randomUUID()}`, tokens.alice, {})).status).toBe(400);
@@ -166,7 +207,15 @@ describe('/api/memories', () => {
 
   it('is described in the OpenAPI document', async () => {
     const document = await call('GET', '/openapi.json', undefined);
-    expect(Object.keys(document.body.paths)).toEqual(expect.arrayContaining(['/api/memories', '/api/memories/export', '/api/memories/{id}', '/admin/users/{userId}/memories', '/admin/users/{userId}/memories/{id}']));
+    expect(Object.keys(document.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/memories',
+        '/api/memories/export',
+        '/api/memories/{id}',
+        '/admin/users/{userId}/memories',
+        '/admin/users/{userId}/memories/{id}',
+      ]),
+    );
   });
 });
 
@@ -199,7 +248,10 @@ describe('/admin/users/:userId/memories', () => {
 
 describe('the user-data contributor', () => {
   it("exports, counts and erases a user's memories for the account-wide routes", async () => {
-    const memories = running.app.get(UserDataContributors).all().find((entry) => entry.name === 'memories')!.contributor;
+    const memories = running.app
+      .get(UserDataContributors)
+      .all()
+      .find((entry) => entry.name === 'memories')!.contributor;
     await call('POST', '/api/memories', tokens.alice, { text: 'Alice collects vinyl records' });
     const [{ id: bobId }] = await running.app.get(DataSource).query(`SELECT id FROM users WHERE subject = 'bob'`);
     const bobCount = await memories.countFor(bobId);

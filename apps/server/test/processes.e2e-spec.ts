@@ -98,7 +98,10 @@ describe('one data directory, one process', () => {
   const server = (dataDir: string) => start(process.execPath, ['dist/apps/server/src/main.js'], { DATA_DIR: dataDir });
 
   beforeAll(() => {
-    const build = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], { cwd: project, encoding: 'utf8' });
+    const build = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     expect(build.status).toBe(0);
   }, 120_000);
 

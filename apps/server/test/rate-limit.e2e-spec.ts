@@ -98,7 +98,15 @@ describe('however the target is spelled (finding 2)', () => {
     const get = (target: string) => rawRequest(running.url, target, { method: 'GET', headers: bearer(token) }).then((answer) => answer.status);
     const seen = [];
     // The first request verifies the token and counts against the address; the next five against the token.
-    for (const target of ['/api/mcp-secrets', '/%61pi/mcp-secrets', '/api/mcp-secret%73', '/%61pi/mcp-secrets', `http://127.0.0.1:${port()}/api/mcp-secrets`, '/api/mcp-secrets']) seen.push(await get(target));
+    for (const target of [
+      '/api/mcp-secrets',
+      '/%61pi/mcp-secrets',
+      '/api/mcp-secret%73',
+      '/%61pi/mcp-secrets',
+      `http://127.0.0.1:${port()}/api/mcp-secrets`,
+      '/api/mcp-secrets',
+    ])
+      seen.push(await get(target));
     expect(seen).toEqual([200, 200, 200, 200, 200, 200]);
     expect(await get('/%61pi/mcp-secrets')).toBe(429);
   });
@@ -117,7 +125,8 @@ describe('made-up credentials (finding 8)', () => {
 
   it('counts invented credentials against their address, not each on a fresh budget', async () => {
     const seen = [];
-    for (let index = 0; index < 5; index++) seen.push((await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer(`mrb_sk_made-up-${index}-${randomUUID()}`) })).status);
+    for (let index = 0; index < 5; index++)
+      seen.push((await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer(`mrb_sk_made-up-${index}-${randomUUID()}`) })).status);
     expect(seen).toEqual([401, 401, 401, 429, 429]);
     // Anonymous requests keep a budget of their own.
     expect(await statuses(running.url, 1)).toEqual([200]);
@@ -139,7 +148,11 @@ describe('secrets per user (finding 8)', () => {
   it('caps the live secrets of a user (MCP_SECRETS_MAX_PER_USER), counting neither revoked nor expired ones', async () => {
     const token = await cliToken(running, ENV, '--sub', 'collector');
     const create = (body: object) =>
-      fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      fetch(new URL('/api/mcp-secrets', running.url), {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     const first = await create({ label: 'one' });
     expect(first.status).toBe(201);
     expect((await create({ label: 'two' })).status).toBe(201);
@@ -154,7 +167,11 @@ describe('secrets per user (finding 8)', () => {
   it('lets no burst of concurrent requests past the cap', async () => {
     const token = await cliToken(running, ENV, '--sub', 'racer');
     const create = (label: string) =>
-      fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body: JSON.stringify({ label }) });
+      fetch(new URL('/api/mcp-secrets', running.url), {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify({ label }),
+      });
     const statuses = (await Promise.all(Array.from({ length: 8 }, (_, index) => create(`burst ${index}`)))).map((response) => response.status);
     expect(statuses.filter((status) => status === 201)).toHaveLength(2);
     expect(statuses.filter((status) => status === 409)).toHaveLength(6);

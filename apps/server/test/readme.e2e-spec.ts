@@ -49,7 +49,10 @@ describe('README.md', () => {
 
   it('starts with the two commands, install and start, install and test', () => {
     const [first] = readmeBlocks(readFileSync(join(project, 'README.md'), 'utf8'));
-    const commands = first!.split('\n').map((line) => line.replace(/#.*$/, '').trim()).filter(Boolean);
+    const commands = first!
+      .split('\n')
+      .map((line) => line.replace(/#.*$/, '').trim())
+      .filter(Boolean);
     expect(commands).toEqual(['npm ci && npm start', 'npm ci && npm run test:all']);
   });
 
@@ -68,7 +71,9 @@ describe('README.md', () => {
     const transcript = `${run.stdout}\n${run.stderr}`;
     expect([run.status, transcript]).toEqual([0, transcript]);
     // What the blocks print is what the README says they print.
-    expect(run.stdout).toContain('{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"echo\\":\\"hi\\"}"}],"structuredContent":{"echo":"hi"}}}');
+    expect(run.stdout).toContain(
+      '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"echo\\":\\"hi\\"}"}],"structuredContent":{"echo":"hi"}}}',
+    );
     expect(run.stdout).toMatch(/"secret":"mrb_sk_/);
   }, 150_000);
 });

@@ -76,7 +76,11 @@ describe('the OpenAPI document', () => {
   it('validates as OpenAPI 3 and names every /api and /admin route with its security', async () => {
     const response = await fetch(new URL('/openapi.json', running.url));
     expect(response.status).toBe(200);
-    const document = (await response.json()) as { openapi: string; paths: Record<string, Record<string, { security?: unknown[] }>>; components: { securitySchemes: Record<string, unknown> } };
+    const document = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+      components: { securitySchemes: Record<string, unknown> };
+    };
     const result = await validate(structuredClone(document) as never);
     expect(result.valid ? '' : compileErrors(result)).toBe('');
     expect(document.openapi).toMatch(/^3\./);
@@ -118,7 +122,11 @@ describe('request bodies', () => {
   it('answer 400 for a body that is not a JSON object', async () => {
     const token = await signHs256(TEST_JWT_SECRET, { sub: 'validator' });
     for (const body of ['[]', '"text"', 'null']) {
-      const response = await fetch(new URL('/api/mcp-secrets', running.url), { method: 'POST', headers: { ...bearer(token), 'content-type': 'application/json' }, body });
+      const response = await fetch(new URL('/api/mcp-secrets', running.url), {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body,
+      });
       expect(response.status).toBe(400);
     }
   });

@@ -31,8 +31,7 @@ const INITIALIZE = JSON.stringify({
 
 const SAMPLING_CALL = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'test_sampling', arguments: { prompt: 'hi' } } });
 
-const sleepFor = (ms: number) =>
-  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleep_for', arguments: { ms } } });
+const sleepFor = (ms: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'sleep_for', arguments: { ms } } });
 
 describe('closing the app', () => {
   it('lets a call in flight finish, without waiting out the grace period', async () => {
@@ -50,7 +49,11 @@ describe('closing the app', () => {
     const running = await startApp({ SHUTDOWN_GRACE_SECONDS: '1' }, { imports: [SlowToolsModule] });
     // Settled into a value right away: the rejection arrives while close() is still awaited.
     const outcome = fetch(running.url, { method: 'POST', headers: JSON_HEADERS, body: sleepFor(60_000) }).then(
-      (response) => response.text().then(() => 'answered', () => 'cut'),
+      (response) =>
+        response.text().then(
+          () => 'answered',
+          () => 'cut',
+        ),
       () => 'cut',
     );
     await new Promise((done) => setTimeout(done, 150));
@@ -115,7 +118,12 @@ describe('the built server', () => {
       expect(opened.status).toBe(200);
     }
     const hangUp = new AbortController();
-    const waiting = fetch(`${base}/mcp`, { method: 'POST', headers: { ...JSON_HEADERS, 'x-request-id': 'hung-up' }, body: SAMPLING_CALL, signal: hangUp.signal });
+    const waiting = fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, 'x-request-id': 'hung-up' },
+      body: SAMPLING_CALL,
+      signal: hangUp.signal,
+    });
     await new Promise((done) => setTimeout(done, 300));
     hangUp.abort();
     // The sampling request arrives on the call's own stream; hanging up aborts reading it.
@@ -124,7 +132,10 @@ describe('the built server', () => {
     server.kill('SIGTERM');
     expect(await exited).toBe(0);
 
-    const lines = output.trim().split('\n').map((line) => JSON.parse(line));
+    const lines = output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     expect(lines).toContainEqual(expect.objectContaining({ context: 'McpExplorer', msg: 'Loaded tool: echo' }));
     // Request lines carry the id, method, path and status; headers, and so credentials, are never logged.
     expect(lines).toContainEqual(
@@ -132,7 +143,9 @@ describe('the built server', () => {
     );
     expect(lines).toContainEqual(expect.objectContaining({ reqId: 'hung-up', req: { id: 'hung-up', method: 'POST', url: '/mcp' }, msg: 'request aborted' }));
     // Nest `Logger` lines written while serving a request carry that request's id.
-    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'second-session', context: 'McpSessions', msg: expect.stringContaining('Session limit 1 reached') }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ reqId: 'second-session', context: 'McpSessions', msg: expect.stringContaining('Session limit 1 reached') }),
+    );
     expect(output).not.toContain('top-secret-token');
   }, 60_000);
 });

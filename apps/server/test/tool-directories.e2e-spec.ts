@@ -43,11 +43,7 @@ describe('tool directories (MCP_TOOL_DIRS)', () => {
     const grep = /Loaded tool|Error importing tool module|Skipping disabled/;
     const found = logged.map((entry) => entry.message).filter((message) => grep.test(message));
     expect(found).toEqual(
-      expect.arrayContaining([
-        'Loaded tool: my_account',
-        'Loaded tool: count_readings_above_goal',
-        'Skipping disabled tool class: OptionalIntegrationService',
-      ]),
+      expect.arrayContaining(['Loaded tool: my_account', 'Loaded tool: count_readings_above_goal', 'Skipping disabled tool class: OptionalIntegrationService']),
     );
     expect(lines('error')).toEqual(
       expect.arrayContaining([
@@ -99,7 +95,8 @@ describe('tool directories (MCP_TOOL_DIRS)', () => {
     const alice = await cliToken(running, env, '--sub', 'memory-alice', '--email', 'memory-alice@example.com');
     const bob = await cliToken(running, env, '--sub', 'memory-bob', '--email', 'memory-bob@example.com');
     await withClient(running.url, '2025-11-25', bearer(alice), (client) => structured(client, 'remember', { text: 'Alice is allergic to peanuts' }));
-    const digest = (token: string) => withClient(running.url, '2026-07-28', bearer(token), (client) => structured(client, 'memory_digest', { topic: 'peanuts' }));
+    const digest = (token: string) =>
+      withClient(running.url, '2026-07-28', bearer(token), (client) => structured(client, 'memory_digest', { topic: 'peanuts' }));
     expect(await digest(alice)).toEqual({ texts: ['Alice is allergic to peanuts'] });
     expect(await digest(bob)).toEqual({ texts: [] });
   });
@@ -143,7 +140,12 @@ describe(`the worked example (${EXAMPLES_DIR})`, () => {
     }
     const count = (token: string, args: Record<string, unknown>) =>
       withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'count_readings_above_goal', args));
-    expect(await count(alice, { indicator: '8867-4', goal: 100 })).toMatchObject({ indicator: '8867-4', goal: 100, readings_examined: 3, readings_above_goal: 2 });
+    expect(await count(alice, { indicator: '8867-4', goal: 100 })).toMatchObject({
+      indicator: '8867-4',
+      goal: 100,
+      readings_examined: 3,
+      readings_above_goal: 2,
+    });
     expect(await count(alice, { indicator: '8867-4', goal: 100, days: 60 })).toMatchObject({ readings_examined: 4, readings_above_goal: 3 });
     expect(await count(bob, { indicator: '8867-4', goal: 100 })).toMatchObject({ readings_examined: 2, readings_above_goal: 2 });
     await withClient(running.url, '2025-11-25', bearer(alice), async (client) => {

@@ -55,7 +55,12 @@ async function callTool(name: string, headers: Record<string, string> = {}, url 
 
 /** The one JSON-RPC answer of a POST, whether sent as JSON or as one SSE event. */
 function parseSse(text: string) {
-  const data = text.startsWith('{') ? text : text.split('\n').find((line) => line.startsWith('data: '))!.slice(6);
+  const data = text.startsWith('{')
+    ? text
+    : text
+        .split('\n')
+        .find((line) => line.startsWith('data: '))!
+        .slice(6);
   return JSON.parse(data).result as { content: { text: string }[]; isError?: boolean; structuredContent?: Record<string, unknown> };
 }
 
@@ -87,7 +92,7 @@ describe('errors inside tools', () => {
     expect(body).toMatchObject({ isError: true, content: [{ text: 'No such note' }] });
   });
 
-  it('runs @UseFilters on a tool and makes the filter\'s answer the result', async () => {
+  it("runs @UseFilters on a tool and makes the filter's answer the result", async () => {
     const { body } = await callTool('filtered_note');
     expect(body).toMatchObject({ isError: true, content: [{ text: 'filtered: No such note' }] });
   });

@@ -34,13 +34,15 @@ export const authConfig = defineConfigSection({
       throw new ConfigError('JWKS_URL', `expected an https URL (http only for a loopback address), got "${jwksUrl}"`);
     }
     if (values.JWT_SECRET && jwksUrl) throw new ConfigError('JWKS_URL', 'set either JWT_SECRET (HS256) or JWKS_URL (RS256/ES256), not both');
-    if (env.NODE_ENV === 'production' && !values.JWT_SECRET && !jwksUrl) throw new ConfigError('JWT_SECRET', 'required when NODE_ENV=production (or set JWKS_URL)');
+    if (env.NODE_ENV === 'production' && !values.JWT_SECRET && !jwksUrl)
+      throw new ConfigError('JWT_SECRET', 'required when NODE_ENV=production (or set JWKS_URL)');
     httpUrl(values.OAUTH_ISSUER, 'OAUTH_ISSUER');
     // A key set is often shared (Google, multi-tenant Entra ID, one Keycloak realm for many clients):
     // without both checks, anyone with an account there would get in (MCP authorization spec: the
     // server must check that a token was issued for it).
     if (jwksUrl && !values.JWT_ISSUER) throw new ConfigError('JWT_ISSUER', 'required with JWKS_URL: the issuer whose tokens this server accepts');
-    if (jwksUrl && !values.JWT_AUDIENCE.length) throw new ConfigError('JWT_AUDIENCE', 'required with JWKS_URL: the audience the identity provider puts in tokens for this server');
+    if (jwksUrl && !values.JWT_AUDIENCE.length)
+      throw new ConfigError('JWT_AUDIENCE', 'required with JWKS_URL: the audience the identity provider puts in tokens for this server');
   },
   toOptions: (values): AuthSectionOptions => ({
     jwtSecret: values.JWT_SECRET,

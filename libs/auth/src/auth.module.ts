@@ -36,7 +36,10 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
   const source = jwtKeySource(options);
   const logger = new Logger('Auth');
   if (source.mode === 'jwks') logger.log(`Checking tokens against the JWKS at ${source.url.href}`);
-  else if (source.generated) logger.warn(`JWT_SECRET is not set: using the secret generated in ${options.dataDir}/${GENERATED_SECRET_FILE}; instances sharing a database need one JWT_SECRET`);
+  else if (source.generated)
+    logger.warn(
+      `JWT_SECRET is not set: using the secret generated in ${options.dataDir}/${GENERATED_SECRET_FILE}; instances sharing a database need one JWT_SECRET`,
+    );
   return new JwtVerifier(source, options);
 }
 

@@ -2,8 +2,29 @@ export { BackgroundWrites } from './background-writes.js';
 export type { UserInfo } from './caller.js';
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
-export { bool, defineConfigSection, duration, int, list, oneOf, optionalStr, str, type ConfigSection, type Env, type KeySpec } from './config/config-section.js';
-export { ConflictError, DomainError, ForbiddenError, InvalidInputError, LengthRequiredError, NotFoundError, PayloadTooLargeError, UnavailableError } from './errors.js';
+export {
+  bool,
+  defineConfigSection,
+  duration,
+  int,
+  list,
+  oneOf,
+  optionalStr,
+  str,
+  type ConfigSection,
+  type Env,
+  type KeySpec,
+} from './config/config-section.js';
+export {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidInputError,
+  LengthRequiredError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnavailableError,
+} from './errors.js';
 export { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE, PageQueryDto, toPage, type Page } from './pagination.js';
 export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js';
 export { createValidationPipe, fieldProblems } from './rest/validation.js';

@@ -51,7 +51,12 @@ export function decodeCursor(cursor: string): unknown[] {
  * Builds a page from `limit + 1` rows fetched in keyset order: the extra row only says there is
  * more. `keyOf` gives the keyset of a row (the values the next query starts after).
  */
-export function toPage<Row, Item = Row>(rows: Row[], limit: number, keyOf: (row: Row) => unknown[], map: (row: Row) => Item = (row) => row as unknown as Item): Page<Item> {
+export function toPage<Row, Item = Row>(
+  rows: Row[],
+  limit: number,
+  keyOf: (row: Row) => unknown[],
+  map: (row: Row) => Item = (row) => row as unknown as Item,
+): Page<Item> {
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   return { items: kept.map(map), nextCursor: more ? encodeCursor(keyOf(kept[kept.length - 1]!)) : null };

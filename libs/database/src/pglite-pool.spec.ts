@@ -73,15 +73,19 @@ describe('the embedded database behind TypeORM', () => {
     expect(texts).toEqual(['kept']);
   });
 
-  it('keeps two data sources in one process apart', async () => {
-    const other = await embedded('other').initialize();
-    try {
-      expect(await other.query(`SELECT to_regclass('note') AS note`)).toEqual([{ note: null }]);
-    } finally {
-      await other.destroy();
-    }
-    expect(await db.query('SELECT count(*)::int AS count FROM note')).toEqual([{ count: 4 }]);
-  }, CREATING);
+  it(
+    'keeps two data sources in one process apart',
+    async () => {
+      const other = await embedded('other').initialize();
+      try {
+        expect(await other.query(`SELECT to_regclass('note') AS note`)).toEqual([{ note: null }]);
+      } finally {
+        await other.destroy();
+      }
+      expect(await db.query('SELECT count(*)::int AS count FROM note')).toEqual([{ count: 4 }]);
+    },
+    CREATING,
+  );
 
   it('keeps the data on disk across a restart', async () => {
     await db.destroy();

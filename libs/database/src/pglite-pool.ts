@@ -97,7 +97,10 @@ class PGliteClient extends EventEmitter {
     const done = typeof paramsOrCallback === 'function' ? paramsOrCallback : callback;
     const result = this.run(text, params);
     if (!done) return result;
-    result.then((value) => done(null, value), (error: Error) => done(error));
+    result.then(
+      (value) => done(null, value),
+      (error: Error) => done(error),
+    );
   }
 
   private async run(text: string, params?: unknown[]): Promise<PgLikeResult> {
@@ -158,22 +161,29 @@ export class PGlitePool extends EventEmitter {
     this.opened.catch(() => undefined);
     this.timeoutMs = options.connectionTimeoutMillis ?? 0;
     // PGlite writes with the process umask (usually 0644): its files are narrowed once it has made them.
-    this.opened.then(() => restrictFilesToOwner(options.dataDir), () => undefined);
+    this.opened.then(
+      () => restrictFilesToOwner(options.dataDir),
+      () => undefined,
+    );
   }
 
   connect(callback: ConnectCallback): void {
     // Creating a new database takes seconds; only the wait for a busy session is bounded.
-    this.opened.then(({ client }) => this.lendSession(client, callback), (error: Error) => callback(error));
+    this.opened.then(
+      ({ client }) => this.lendSession(client, callback),
+      (error: Error) => callback(error),
+    );
   }
 
   private lendSession(client: PGliteClient, callback: ConnectCallback): void {
     let timedOut = false;
-    const timer = this.timeoutMs > 0
-      ? setTimeout(() => {
-          timedOut = true;
-          callback(new Error('timeout exceeded when trying to connect (the embedded database session is busy)'));
-        }, this.timeoutMs)
-      : undefined;
+    const timer =
+      this.timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            callback(new Error('timeout exceeded when trying to connect (the embedded database session is busy)'));
+          }, this.timeoutMs)
+        : undefined;
     void this.session.acquire().then((release) => {
       if (timedOut) return release();
       clearTimeout(timer);
@@ -186,7 +196,12 @@ export class PGlitePool extends EventEmitter {
       if (!db.closed) await db.close();
       restrictFilesToOwner(db.dataDir!);
     });
-    closed.finally(() => this.lock.release()).then(() => callback?.(), (error: Error) => callback?.(error));
+    closed
+      .finally(() => this.lock.release())
+      .then(
+        () => callback?.(),
+        (error: Error) => callback?.(error),
+      );
   }
 }
 

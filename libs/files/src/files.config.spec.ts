@@ -13,8 +13,24 @@ describe('filesConfig', () => {
   });
 
   it('stores in S3 when S3_BUCKET is set', () => {
-    const options = filesConfig.load({ S3_BUCKET: 'my-files', S3_ENDPOINT: 'http://minio:9000', S3_FORCE_PATH_STYLE: 'true', S3_ACCESS_KEY_ID: 'id', S3_SECRET_ACCESS_KEY: 'secret', S3_PREFIX: 'a/b/' });
-    expect(options.storage).toEqual({ kind: 's3', bucket: 'my-files', region: 'us-east-1', endpoint: 'http://minio:9000', forcePathStyle: true, accessKeyId: 'id', secretAccessKey: 'secret', prefix: 'a/b/' });
+    const options = filesConfig.load({
+      S3_BUCKET: 'my-files',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_ACCESS_KEY_ID: 'id',
+      S3_SECRET_ACCESS_KEY: 'secret',
+      S3_PREFIX: 'a/b/',
+    });
+    expect(options.storage).toEqual({
+      kind: 's3',
+      bucket: 'my-files',
+      region: 'us-east-1',
+      endpoint: 'http://minio:9000',
+      forcePathStyle: true,
+      accessKeyId: 'id',
+      secretAccessKey: 'secret',
+      prefix: 'a/b/',
+    });
   });
 
   it.each([

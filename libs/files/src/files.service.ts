@@ -21,8 +21,7 @@ export interface FileListQuery {
 
 /** What `read_file` hands the model: the text, or a link to the bytes. */
 export type FileForModel =
-  | { filename: string; mime: string; content: string; note?: string }
-  | { filename: string; mime: string; url: string; expires_at: string; note: string };
+  { filename: string; mime: string; content: string; note?: string } | { filename: string; mime: string; url: string; expires_at: string; note: string };
 
 /** The message for a key that is unknown, malformed, deleted, or someone else's: all the same. */
 export const FILE_NOT_FOUND = 'File not found.';

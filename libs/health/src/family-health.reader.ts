@@ -96,7 +96,9 @@ export class FamilyHealthReader {
     const people = await this.access.sharedWith(caller.userId);
     const person = people.find((candidate) => hasMemberId(candidate, actingFor));
     if (!person) {
-      throw new ForbiddenError(`The person this conversation is acting for (X-Acting-For ${actingFor}) does not share health data with you. ${readableList(people)}`);
+      throw new ForbiddenError(
+        `The person this conversation is acting for (X-Acting-For ${actingFor}) does not share health data with you. ${readableList(people)}`,
+      );
     }
     return { kind: 'person', person };
   }

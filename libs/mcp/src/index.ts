@@ -3,7 +3,15 @@ export { McpTool } from './decorators/mcp-tool.decorator.js';
 export { decorateToolClass, type MethodDecorations, type ToolClassDecorations } from './decorators/decorate-tool-class.js';
 export { McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorators.js';
 export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/metadata.types.js';
-export { agentFromAuthInfo, MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, type McpCallerResolver, type McpCallObserver, type ToolCallEvent, type UserInfo } from './caller.js';
+export {
+  agentFromAuthInfo,
+  MCP_CALL_OBSERVER,
+  MCP_CALLER_RESOLVER,
+  type McpCallerResolver,
+  type McpCallObserver,
+  type ToolCallEvent,
+  type UserInfo,
+} from './caller.js';
 export { McpToolContext } from './context/mcp-tool-context.js';
 export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
 export { exploreClasses, type ClassToExplore, type ExploreLog } from './explorer/explore-classes.js';
@@ -24,6 +32,14 @@ export { importToolFiles } from './tool-directories/import-tool-files.js';
 export { registerToolModuleHooks } from './tool-directories/register-tool-module-hooks.js';
 export { ToolDirectoriesModule, type ToolDirectoriesOptions } from './tool-directories/tool-directories.module.js';
 export { describeOrigin, originOf, type ToolOrigin } from './tool-directories/tool-origin.js';
-export { AGENT_NAME_PATTERN, AGENT_NAME_RULE, agentKey, agentToolListsFrom, isAgentListKey, ToolVisibility, type AgentToolLists } from './visibility/tool-visibility.js';
+export {
+  AGENT_NAME_PATTERN,
+  AGENT_NAME_RULE,
+  agentKey,
+  agentToolListsFrom,
+  isAgentListKey,
+  ToolVisibility,
+  type AgentToolLists,
+} from './visibility/tool-visibility.js';
 export { toolDirectoriesConfig } from './tool-directories/tool-directories.config.js';
 export { mcpConfig } from './mcp.config.js';

@@ -7,8 +7,19 @@ describe('memoryConfig', () => {
   });
 
   it('reads an OpenAI-compatible provider', () => {
-    const options = memoryConfig.load({ EMBEDDING_BASE_URL: 'http://localhost:11434/v1', EMBEDDING_MODEL: 'nomic-embed-text', EMBEDDING_DIMENSIONS: '768', MEMORY_DEDUPE_DISTANCE: '0.1' });
-    expect(options.embeddings).toEqual({ baseUrl: 'http://localhost:11434/v1', apiKey: undefined, model: 'nomic-embed-text', dimensions: 768, timeoutMs: 10_000 });
+    const options = memoryConfig.load({
+      EMBEDDING_BASE_URL: 'http://localhost:11434/v1',
+      EMBEDDING_MODEL: 'nomic-embed-text',
+      EMBEDDING_DIMENSIONS: '768',
+      MEMORY_DEDUPE_DISTANCE: '0.1',
+    });
+    expect(options.embeddings).toEqual({
+      baseUrl: 'http://localhost:11434/v1',
+      apiKey: undefined,
+      model: 'nomic-embed-text',
+      dimensions: 768,
+      timeoutMs: 10_000,
+    });
     expect(options.dedupeDistance).toBe(0.1);
   });
 

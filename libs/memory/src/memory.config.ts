@@ -32,7 +32,8 @@ export const memoryConfig = defineConfigSection({
   validate(values) {
     if (!values.EMBEDDING_BASE_URL) return;
     if (!values.EMBEDDING_MODEL) throw new ConfigError('EMBEDDING_MODEL', 'required when EMBEDDING_BASE_URL is set');
-    if (!values.EMBEDDING_DIMENSIONS) throw new ConfigError('EMBEDDING_DIMENSIONS', 'required when EMBEDDING_BASE_URL is set (the length of the model\'s vectors)');
+    if (!values.EMBEDDING_DIMENSIONS)
+      throw new ConfigError('EMBEDDING_DIMENSIONS', "required when EMBEDDING_BASE_URL is set (the length of the model's vectors)");
   },
   toOptions: (values): MemoryOptions => ({
     enabled: values.MEMORY_ENABLED,

@@ -61,7 +61,7 @@ describe('MemoryStore (lexical)', () => {
   it('stores the same sentence once, whatever its case, spacing, punctuation or width', async () => {
     const first = await store.remember(alice, { text: 'I like green tea', kind: 'fact' });
     const again = await store.remember(alice, { text: '  i LIKE   green tea!! ', kind: 'preference' });
-    const wide = await store.remember(alice, { text: 'Ｉ　ｌｉｋｅ　ｇｒｅｅｎ　ｔｅａ' , kind: 'preference' });
+    const wide = await store.remember(alice, { text: 'Ｉ　ｌｉｋｅ　ｇｒｅｅｎ　ｔｅａ', kind: 'preference' });
     expect(first.deduplicated).toBe(false);
     expect(again).toEqual({ id: first.id, deduplicated: true });
     expect(wide).toEqual({ id: first.id, deduplicated: true });
@@ -131,7 +131,7 @@ describe('MemoryStore (lexical)', () => {
     await expect(store.update(erin, id, { text: 'works in munich.' })).rejects.toThrow('Another memory of yours already says the same thing');
   });
 
-  it('erases all of a user\'s memories, leaving nothing recallable', async () => {
+  it("erases all of a user's memories, leaving nothing recallable", async () => {
     const frank = randomUUID();
     await store.remember(frank, { text: 'Frank plays chess' });
     expect(await store.eraseAll(frank)).toBe(1);

@@ -42,7 +42,14 @@ type MemoryRow = CandidateRow;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COLUMNS = 'id, text, kind, source, created_at, updated_at';
-const toView = (row: MemoryRow): MemoryView => ({ id: row.id, text: row.text, kind: row.kind, source: row.source, createdAt: row.created_at, updatedAt: row.updated_at });
+const toView = (row: MemoryRow): MemoryView => ({
+  id: row.id,
+  text: row.text,
+  kind: row.kind,
+  source: row.source,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+});
 
 /** The vector side of retrieval, present when a provider is configured and the database has pgvector. */
 interface VectorSearch {
@@ -157,7 +164,8 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     this.assertEnabled();
     const trimmed = query.trim();
     if (!trimmed) throw new InvalidInputError('query must not be empty', { query: 'must not be empty' });
-    if (!Number.isInteger(topK) || topK < 1 || topK > 50) throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
+    if (!Number.isInteger(topK) || topK < 1 || topK > 50)
+      throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
     const limit = candidateCount(topK);
     const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [
       userId,
@@ -167,7 +175,8 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       kind ?? null,
     ]);
     // UNION ALL promises no order: each list is sorted again by its own relevance.
-    const ranked = (list: string) => lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
+    const ranked = (list: string) =>
+      lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
     const lists: CandidateRow[][] = [ranked('fts'), ranked('fuzzy')];
     const vectorList = await this.vectorCandidates(userId, trimmed, limit, kind);
     if (vectorList) lists.push(vectorList);
@@ -198,7 +207,9 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async get(userId: string, id: string): Promise<MemoryView> {
-    const [row] = UUID.test(id) ? await this.dataSource.query(`SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, [id, userId]) : [];
+    const [row] = UUID.test(id)
+      ? await this.dataSource.query(`SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, [id, userId])
+      : [];
     if (!row) throw this.notFound(id);
     return toView(row);
   }
@@ -276,7 +287,9 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     if (!text) throw new InvalidInputError('text must not be empty', { text: 'must not be empty' });
     const length = Array.from(text).length;
     if (length > this.options.maxTextChars) {
-      throw new InvalidInputError(`text has ${length} characters; the limit is ${this.options.maxTextChars} (MEMORY_MAX_TEXT_CHARS)`, { text: `at most ${this.options.maxTextChars} characters` });
+      throw new InvalidInputError(`text has ${length} characters; the limit is ${this.options.maxTextChars} (MEMORY_MAX_TEXT_CHARS)`, {
+        text: `at most ${this.options.maxTextChars} characters`,
+      });
     }
     if (!dedupeKey(text)) throw new InvalidInputError('text holds only punctuation or symbols', { text: 'must contain letters or digits' });
     return text;
@@ -325,7 +338,13 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`Recall falls back to lexical search: ${(error as Error).message}`);
       return undefined;
     }
-    return this.dataSource.query(vectorCandidatesSql(this.vectors.client.dimensions), [userId, toVectorLiteral(vector!), this.vectors.client.model, limit, kind ?? null]);
+    return this.dataSource.query(vectorCandidatesSql(this.vectors.client.dimensions), [
+      userId,
+      toVectorLiteral(vector!),
+      this.vectors.client.model,
+      limit,
+      kind ?? null,
+    ]);
   }
 
   private decodeListCursor(cursor: string): [string, string] {

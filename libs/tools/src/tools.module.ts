@@ -30,15 +30,7 @@ export class ToolsModule {
         ConversationsModule,
         ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : []),
       ],
-      providers: [
-        EchoService,
-        WhoamiService,
-        MemoryToolsService,
-        FilesToolsService,
-        FamilyHealthService,
-        SummarizeConversationService,
-        RenderChartService,
-      ],
+      providers: [EchoService, WhoamiService, MemoryToolsService, FilesToolsService, FamilyHealthService, SummarizeConversationService, RenderChartService],
     };
   }
 }

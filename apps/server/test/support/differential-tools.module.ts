@@ -42,7 +42,13 @@ export class DifferentialToolsService {
 
   @McpTool({ description: 'Returns full content, with a key the SDK drops.' })
   diffContent() {
-    return counted('diff_content', { content: [{ type: 'text', text: 'a', extra: 'dropped?' }, { type: 'text', text: 'b' }], isError: false });
+    return counted('diff_content', {
+      content: [
+        { type: 'text', text: 'a', extra: 'dropped?' },
+        { type: 'text', text: 'b' },
+      ],
+      isError: false,
+    });
   }
 
   @McpTool({ description: 'Returns a class instance as data.' })
@@ -62,7 +68,10 @@ export class DifferentialToolsService {
 
   @McpTool({ description: 'Returns a big unicode result.' })
   diffBig(@Arg('size', { description: 'Repetitions', type: 'integer', schema: { minimum: 1, maximum: 20000 } }) size: number) {
-    return counted('diff_big', ok({ text: 'héllo 世界 🌍 \u2028 "quoted" \\ '.repeat(size), nested: { list: Array.from({ length: 50 }, (_, index) => ({ index })) } }));
+    return counted(
+      'diff_big',
+      ok({ text: 'héllo 世界 🌍 \u2028 "quoted" \\ '.repeat(size), nested: { list: Array.from({ length: 50 }, (_, index) => ({ index })) } }),
+    );
   }
 
   @McpTool({ description: 'Fails in the engine convention.' })
@@ -91,7 +100,12 @@ export class DifferentialToolsService {
 
   @McpTool({ description: 'Asks for input without taking a tool context.' })
   diffAsk() {
-    return counted('diff_ask', inputRequired({ inputRequests: { user_name: inputRequired.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }) } }));
+    return counted(
+      'diff_ask',
+      inputRequired({
+        inputRequests: { user_name: inputRequired.elicit({ message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } }) },
+      }),
+    );
   }
 
   @McpTool({ description: 'Takes a tool context (the SDK path only).' })

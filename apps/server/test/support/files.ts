@@ -10,9 +10,19 @@ export interface UploadAnswer {
 }
 
 /** POST /api/files with one part named `file` (or `field`). */
-export async function uploadFile(app: RunningApp, token: string | undefined, filename: string, content: Buffer | string, options: { type?: string; field?: string } = {}): Promise<UploadAnswer> {
+export async function uploadFile(
+  app: RunningApp,
+  token: string | undefined,
+  filename: string,
+  content: Buffer | string,
+  options: { type?: string; field?: string } = {},
+): Promise<UploadAnswer> {
   const form = new FormData();
-  form.append(options.field ?? 'file', new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: options.type ?? 'application/octet-stream' }), filename);
+  form.append(
+    options.field ?? 'file',
+    new Blob([typeof content === 'string' ? content : new Uint8Array(content)], { type: options.type ?? 'application/octet-stream' }),
+    filename,
+  );
   const response = await fetch(new URL('/api/files', app.url), { method: 'POST', body: form, headers: token ? { authorization: `Bearer ${token}` } : {} });
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : {} };

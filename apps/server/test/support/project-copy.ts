@@ -17,7 +17,10 @@ export function copyProject(prefix: string, { build = false }: { build?: boolean
   }
   symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
   if (build) {
-    const compiled = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], { cwd: project, encoding: 'utf8' });
+    const compiled = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], {
+      cwd: project,
+      encoding: 'utf8',
+    });
     if (compiled.status !== 0) throw new Error(`compiling the copy failed:\n${compiled.stdout}${compiled.stderr}`);
   }
   return project;

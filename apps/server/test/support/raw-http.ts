@@ -98,7 +98,9 @@ export function rawRequest(
 /** The status line of a request written byte for byte on a socket, for targets node:http would not send. */
 export function socketStatus(url: URL, head: string, body = ''): Promise<number> {
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.end(`${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`));
+    const socket = connect(Number(url.port), url.hostname, () =>
+      socket.end(`${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`),
+    );
     let received = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (received += chunk));

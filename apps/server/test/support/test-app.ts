@@ -53,10 +53,7 @@ export const ERAS: Era[] = ['2025-11-25', '2026-07-28'];
 
 /** An official SDK client speaking the given protocol revision over Streamable HTTP. */
 export async function connectClient(url: URL, era: Era, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client(
-    { name: 'e2e', version: '1.0.0' },
-    era === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
-  );
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, era === '2026-07-28' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
   await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return client;
 }

@@ -135,6 +135,9 @@ export function writeToolDirectories(): ToolDirectories {
   }
   // Sub-directories are never entered.
   mkdirSync(join(first, 'nested'));
-  writeFileSync(join(first, 'nested', 'inner.mjs'), "import { decorateToolClass, McpTool } from 'mirobody';\nexport class NestedService { nestedTool() {} }\ndecorateToolClass(NestedService, { methods: { nestedTool: { decorators: [McpTool({ description: 'Hidden by nesting' })] } } });\n");
+  writeFileSync(
+    join(first, 'nested', 'inner.mjs'),
+    "import { decorateToolClass, McpTool } from 'mirobody';\nexport class NestedService { nestedTool() {} }\ndecorateToolClass(NestedService, { methods: { nestedTool: { decorators: [McpTool({ description: 'Hidden by nesting' })] } } });\n",
+  );
   return { first, second, env: [first, second, EXAMPLES_DIR].join(','), remove: () => rmSync(root, { recursive: true, force: true }) };
 }

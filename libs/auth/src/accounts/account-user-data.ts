@@ -32,7 +32,11 @@ export class AccountUserData implements UserDataContributorShape {
       select: { id: true, label: true, agent: true, createdAt: true, expiresAt: true, lastUsedAt: true, revokedAt: true },
       order: { createdAt: 'ASC' },
     });
-    const accessLog = await this.calls.find({ where: { userId }, select: { tool: true, success: true, durationMs: true, calledAt: true }, order: { calledAt: 'ASC', id: 'ASC' } });
+    const accessLog = await this.calls.find({
+      where: { userId },
+      select: { tool: true, success: true, durationMs: true, calledAt: true },
+      order: { calledAt: 'ASC', id: 'ASC' },
+    });
     const { id, issuer, subject, email, name, createdAt, updatedAt, disabledAt } = user;
     return { user: { id, issuer, subject, email, name, createdAt, updatedAt, disabledAt }, mcpSecrets: secrets, accessLog };
   }

@@ -17,7 +17,10 @@ export class AdminAudit {
 
   /** Newest first (ids grow with time). */
   async list(limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AuditEntry>> {
-    const query = this.entries.createQueryBuilder('entry').orderBy('entry.id', 'DESC').limit(limit + 1);
+    const query = this.entries
+      .createQueryBuilder('entry')
+      .orderBy('entry.id', 'DESC')
+      .limit(limit + 1);
     if (cursor) {
       const [id] = decodeCursor(cursor);
       if (typeof id !== 'string' || !/^\d{1,19}$/.test(id)) throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });

@@ -19,7 +19,15 @@ export interface AdminUserView {
   disabledAt: Date | null;
 }
 
-const view = ({ id, issuer, subject, email, name, createdAt, disabledAt }: UserEntity): AdminUserView => ({ id, issuer, subject, email, name, createdAt, disabledAt });
+const view = ({ id, issuer, subject, email, name, createdAt, disabledAt }: UserEntity): AdminUserView => ({
+  id,
+  issuer,
+  subject,
+  email,
+  name,
+  createdAt,
+  disabledAt,
+});
 
 /** What admins do to users; every change is recorded in the audit trail. */
 @Injectable()
@@ -37,15 +45,24 @@ export class AdminUsers {
    */
   async search(q: string | undefined, limit = DEFAULT_PAGE_SIZE, cursor?: string): Promise<Page<AdminUserView>> {
     const created = `date_trunc('milliseconds', "user"."created_at")`;
-    const query = this.users.createQueryBuilder('user').orderBy(created, 'ASC').addOrderBy('user.id', 'ASC').limit(limit + 1);
+    const query = this.users
+      .createQueryBuilder('user')
+      .orderBy(created, 'ASC')
+      .addOrderBy('user.id', 'ASC')
+      .limit(limit + 1);
     if (q) {
       // LIKE's own wildcards in the search text are matched literally.
       const pattern = `%${q.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-      query.andWhere(new Brackets((where) => where.where('user.email ILIKE :pattern', { pattern }).orWhere('user.name ILIKE :pattern').orWhere('user.subject ILIKE :pattern')));
+      query.andWhere(
+        new Brackets((where) =>
+          where.where('user.email ILIKE :pattern', { pattern }).orWhere('user.name ILIKE :pattern').orWhere('user.subject ILIKE :pattern'),
+        ),
+      );
     }
     if (cursor) {
       const [createdAt, id] = decodeCursor(cursor);
-      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id)) throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id))
+        throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
       query.andWhere(`(${created}, "user"."id") > (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))`, { createdAt, id });
     }
     return toPage(await query.getMany(), limit, (user) => [user.createdAt.toISOString(), user.id], view);

@@ -26,7 +26,12 @@ export class AdminUserPageDto {
 }
 
 export class AdminUserDetailDto extends AdminUserDto {
-  @ApiProperty({ description: 'How many items each lib holds for the user', type: 'object', additionalProperties: { type: 'integer' }, example: { account: 3 } })
+  @ApiProperty({
+    description: 'How many items each lib holds for the user',
+    type: 'object',
+    additionalProperties: { type: 'integer' },
+    example: { account: 3 },
+  })
   counts: Record<string, number>;
 }
 

@@ -32,7 +32,12 @@ describe('JwtVerifier', () => {
   it('bounds a token’s age by JWT_MAX_AGE, requiring iat, and refuses a future iat (finding 14)', async () => {
     const bounded = new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: 'roles', jwtMaxAgeSeconds: 24 * 3600 });
     const now = Math.floor(Date.now() / 1000);
-    const signed = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').setExpirationTime(now + 100 * 365 * 86_400).sign(secret);
+    const signed = (claims: Record<string, unknown>) =>
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('sam')
+        .setExpirationTime(now + 100 * 365 * 86_400)
+        .sign(secret);
     expect((await bounded.verify(await signed({ iat: now }))).subject).toBe('sam');
     await expect(bounded.verify(await signed({}))).rejects.toThrow(UnauthorizedException);
     await expect(bounded.verify(await signed({ iat: now - 2 * 86_400 }))).rejects.toThrow(UnauthorizedException);

@@ -51,7 +51,8 @@ export class JwtVerifier {
       throw this.refusal(error);
     }
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedException('Invalid token: "sub" must be a non-empty string');
-    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) throw new UnauthorizedException('Invalid token: "iat" lies in the future');
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS)
+      throw new UnauthorizedException('Invalid token: "iat" lies in the future');
     // PostgreSQL text cannot hold NUL: refused here, by name, rather than failing in the database.
     const withNul = (['sub', 'email', 'name'] as const).find((claim) => typeof payload[claim] === 'string' && (payload[claim] as string).includes('\u0000'));
     if (withNul) throw new BadRequestException(`Invalid token: "${withNul}" must not contain a NUL character`);
@@ -72,7 +73,7 @@ export class JwtVerifier {
     const keySetUnavailable = error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid || !(error instanceof errors.JOSEError);
     if (!keySetUnavailable) return new UnauthorizedException(`Invalid token: ${(error as Error).message}`);
     this.logger.error(`Cannot check tokens against the JWKS: ${(error as Error).message}`);
-    return new ServiceUnavailableException('The identity provider\'s keys cannot be fetched; try again later');
+    return new ServiceUnavailableException("The identity provider's keys cannot be fetched; try again later");
   }
 }
 

@@ -35,11 +35,7 @@ export async function signToken(options: SigningOptions, request: TokenRequest):
   if (request.email) Object.assign(claims, { email: request.email, email_verified: true });
   if (request.name) claims.name = request.name;
   if (request.admin) Object.assign(claims, nestedClaim(options.jwtRolesClaim, ['admin']));
-  const jwt = new SignJWT(claims)
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(request.subject)
-    .setIssuedAt()
-    .setExpirationTime(request.ttl);
+  const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setSubject(request.subject).setIssuedAt().setExpirationTime(request.ttl);
   if (options.jwtIssuer) jwt.setIssuer(options.jwtIssuer);
   if (options.jwtAudience?.length) jwt.setAudience(options.jwtAudience[0]!);
   return jwt.sign(source.secret);

@@ -35,7 +35,8 @@ export class CallerGuard implements CanActivate {
     const requirement = this.reflector.getAllAndOverride<CallerRequirement | undefined>(CALLER_REQUIREMENT, [context.getHandler(), context.getClass()]) ?? {};
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     try {
-      if (requirement.jwtOnly && presentedCredential(request)?.kind === 'secret') throw new UnauthorizedException('This endpoint takes a JWT, not an MCP secret');
+      if (requirement.jwtOnly && presentedCredential(request)?.kind === 'secret')
+        throw new UnauthorizedException('This endpoint takes a JWT, not an MCP secret');
       const caller = await this.callers.resolve(request);
       if (!caller) throw new UnauthorizedException(AUTHENTICATION_REQUIRED);
       request.user = caller;
@@ -43,7 +44,10 @@ export class CallerGuard implements CanActivate {
       return true;
     } catch (error) {
       if (error instanceof UnauthorizedException) {
-        context.switchToHttp().getResponse<FastifyReply>().header('www-authenticate', bearerChallenge(resourceMetadataUrl(this.options.publicBaseUrl)));
+        context
+          .switchToHttp()
+          .getResponse<FastifyReply>()
+          .header('www-authenticate', bearerChallenge(resourceMetadataUrl(this.options.publicBaseUrl)));
       }
       throw error;
     }

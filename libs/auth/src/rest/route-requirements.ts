@@ -6,7 +6,11 @@ import { CALLER_REQUIREMENT } from './caller.guard.js';
 /** Paths whose routes act for a caller: each must say who may call it (and so is rate-limited). */
 const CALLER_PATHS = /^\/?(api|admin)(\/|$)/;
 
-const join = (prefix: string, path: string) => `/${[prefix, path].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
+const join = (prefix: string, path: string) =>
+  `/${[prefix, path]
+    .map((part) => part.replace(/^\/+|\/+$/g, ''))
+    .filter(Boolean)
+    .join('/')}`;
 
 /**
  * Stops start-up when a route under `/api` or `/admin` lacks `@Authenticated()` or

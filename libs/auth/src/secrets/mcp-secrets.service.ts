@@ -59,7 +59,13 @@ export class McpSecretsService {
         ],
       });
       if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
-      const row = secrets.create({ userId, label: request.label, agent: request.agent ?? null, expiresAt: request.expiresAt ?? null, secretHash: hashSecret(secret) });
+      const row = secrets.create({
+        userId,
+        label: request.label,
+        agent: request.agent ?? null,
+        expiresAt: request.expiresAt ?? null,
+        secretHash: hashSecret(secret),
+      });
       return (await secrets.save(row)).id;
     });
     return { id, secret };
@@ -79,17 +85,23 @@ export class McpSecretsService {
       .limit(limit + 1);
     if (cursor) {
       const [createdAt, id] = decodeCursor(cursor);
-      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id)) throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id))
+        throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
       query.andWhere(`(${created}, "secret"."id") < (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))`, { createdAt, id });
     }
-    return toPage(await query.getMany(), limit, (row) => [row.createdAt.toISOString(), row.id], ({ id, label, agent, createdAt, expiresAt, lastUsedAt }) => ({
-      id,
-      label,
-      agent,
-      createdAt,
-      expiresAt,
-      lastUsedAt,
-    }));
+    return toPage(
+      await query.getMany(),
+      limit,
+      (row) => [row.createdAt.toISOString(), row.id],
+      ({ id, label, agent, createdAt, expiresAt, lastUsedAt }) => ({
+        id,
+        label,
+        agent,
+        createdAt,
+        expiresAt,
+        lastUsedAt,
+      }),
+    );
   }
 
   /** False when the owner has no such live secret (another user's id included). */

@@ -13,7 +13,7 @@ const NO_NUL = /^[^\u0000]*$/;
 
 /** `POST /api/mcp-secrets`. */
 export class NewSecretDto {
-  @ApiProperty({ maxLength: MAX_TEXT, description: 'What the secret is for, shown in the owner\'s list', example: 'laptop' })
+  @ApiProperty({ maxLength: MAX_TEXT, description: "What the secret is for, shown in the owner's list", example: 'laptop' })
   @Transform(({ value }) => (typeof value === 'string' ? value.trim() : value))
   @IsString()
   @IsNotEmpty()

@@ -11,7 +11,15 @@ const section = defineConfigSection({
     DEMO_TAGS: list([], { item: /^\w+$/, expected: 'words' }),
     DEMO_TTL: duration(3600, { minSeconds: 1 }),
   },
-  toOptions: (v) => ({ enabled: v.DEMO_ENABLED, topK: v.DEMO_TOP_K, mode: v.DEMO_MODE, name: v.DEMO_NAME, token: v.DEMO_TOKEN, tags: v.DEMO_TAGS, ttlSeconds: v.DEMO_TTL }),
+  toOptions: (v) => ({
+    enabled: v.DEMO_ENABLED,
+    topK: v.DEMO_TOP_K,
+    mode: v.DEMO_MODE,
+    name: v.DEMO_NAME,
+    token: v.DEMO_TOKEN,
+    tags: v.DEMO_TAGS,
+    ttlSeconds: v.DEMO_TTL,
+  }),
   validate: (v) => {
     if (v.DEMO_MODE === 'exact' && v.DEMO_TOP_K > 10) throw new ConfigError('DEMO_TOP_K', 'at most 10 in exact mode');
   },
@@ -24,8 +32,24 @@ describe('defineConfigSection', () => {
   });
 
   it('converts set values', () => {
-    expect(section.load({ DEMO_ENABLED: '0', DEMO_TOP_K: '7', DEMO_MODE: 'exact', DEMO_NAME: 'abc', DEMO_TOKEN: 'longenough', DEMO_TAGS: 'a, b,,c', DEMO_TTL: '15m' })).toEqual({
-      enabled: false, topK: 7, mode: 'exact', name: 'abc', token: 'longenough', tags: ['a', 'b', 'c'], ttlSeconds: 900,
+    expect(
+      section.load({
+        DEMO_ENABLED: '0',
+        DEMO_TOP_K: '7',
+        DEMO_MODE: 'exact',
+        DEMO_NAME: 'abc',
+        DEMO_TOKEN: 'longenough',
+        DEMO_TAGS: 'a, b,,c',
+        DEMO_TTL: '15m',
+      }),
+    ).toEqual({
+      enabled: false,
+      topK: 7,
+      mode: 'exact',
+      name: 'abc',
+      token: 'longenough',
+      tags: ['a', 'b', 'c'],
+      ttlSeconds: 900,
     });
   });
 

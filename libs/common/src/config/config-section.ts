@@ -101,7 +101,10 @@ export function list(fallback: string[] = [], check: { item?: RegExp; expected?:
     fallback,
     describe: `comma-separated list${fallback.length ? ` (default ${fallback.join(',')})` : ''}`,
     parse(raw, key) {
-      const items = raw.split(',').map((item) => item.trim()).filter(Boolean);
+      const items = raw
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
       const bad = check.item ? items.find((item) => !check.item!.test(item)) : undefined;
       if (bad !== undefined) throw new ConfigError(key, `expected ${check.expected ?? `items matching ${check.item}`}, got "${bad}"`);
       return items;

@@ -20,7 +20,11 @@ export class DomainErrorFilter implements ExceptionFilter<DomainError> {
     if (host.getType() !== 'http') throw error;
     const body: ErrorBody = {
       statusCode: error.status,
-      error: (HttpStatus[error.status] ?? 'Error').toLowerCase().split('_').map((word) => word[0]!.toUpperCase() + word.slice(1)).join(' '),
+      error: (HttpStatus[error.status] ?? 'Error')
+        .toLowerCase()
+        .split('_')
+        .map((word) => word[0]!.toUpperCase() + word.slice(1))
+        .join(' '),
       message: error.message,
       ...(error instanceof InvalidInputError && error.fields ? { fields: error.fields } : {}),
     };

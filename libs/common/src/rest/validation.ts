@@ -25,7 +25,12 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     exceptionFactory: (errors) => {
       const fields = fieldProblems(errors);
-      return new InvalidInputError(`Invalid request: ${Object.entries(fields).map(([field, problem]) => `${field}: ${problem}`).join('; ')}`, fields);
+      return new InvalidInputError(
+        `Invalid request: ${Object.entries(fields)
+          .map(([field, problem]) => `${field}: ${problem}`)
+          .join('; ')}`,
+        fields,
+      );
     },
   });
 }

@@ -37,7 +37,10 @@ class BrokenUserData {
 class NotesModule {}
 
 async function boot(...providers: unknown[]) {
-  const moduleRef = await Test.createTestingModule({ imports: [CommonModule.forRoot({ signingSecret: 'x'.repeat(32) }), NotesModule], providers: providers as never[] }).compile();
+  const moduleRef = await Test.createTestingModule({
+    imports: [CommonModule.forRoot({ signingSecret: 'x'.repeat(32) }), NotesModule],
+    providers: providers as never[],
+  }).compile();
   await moduleRef.init();
   return moduleRef;
 }
@@ -52,10 +55,12 @@ describe('UserDataContributors', () => {
   });
 
   it('refuses two contributors under one name, naming both', async () => {
-    await expect(boot(OtherNotesUserData)).rejects.toThrow(/^Two user-data contributors are named "notes" \((NotesUserData and OtherNotesUserData|OtherNotesUserData and NotesUserData)\)/);
+    await expect(boot(OtherNotesUserData)).rejects.toThrow(
+      /^Two user-data contributors are named "notes" \((NotesUserData and OtherNotesUserData|OtherNotesUserData and NotesUserData)\)/,
+    );
   });
 
   it('refuses a contributor without the three methods, naming the missing one', async () => {
-    await expect(boot(BrokenUserData)).rejects.toThrow('BrokenUserData is a @UserDataContributor(\'broken\') but has no eraseFor(userId) method');
+    await expect(boot(BrokenUserData)).rejects.toThrow("BrokenUserData is a @UserDataContributor('broken') but has no eraseFor(userId) method");
   });
 });

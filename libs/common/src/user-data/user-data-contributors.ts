@@ -23,11 +23,14 @@ export class UserDataContributors implements OnApplicationBootstrap {
       if (name === undefined) continue;
       const contributor = instance as UserDataContributorShape;
       for (const method of ['exportFor', 'eraseFor', 'countFor'] as const) {
-        if (typeof contributor[method] !== 'function') throw new Error(`${metatype.name} is a @UserDataContributor('${name}') but has no ${method}(userId) method`);
+        if (typeof contributor[method] !== 'function')
+          throw new Error(`${metatype.name} is a @UserDataContributor('${name}') but has no ${method}(userId) method`);
       }
       const existing = byName.get(name);
       if (existing && existing.contributor !== contributor) {
-        throw new Error(`Two user-data contributors are named "${name}" (${existing.contributor.constructor.name} and ${metatype.name}); give each lib its own name`);
+        throw new Error(
+          `Two user-data contributors are named "${name}" (${existing.contributor.constructor.name} and ${metatype.name}); give each lib its own name`,
+        );
       }
       byName.set(name, { name, contributor });
     }

@@ -37,7 +37,11 @@ describe('TextExtractor', () => {
   });
 
   it('reads HTML as text, without tags or scripts', async () => {
-    const result = await extract('page.html', '<html><head><script>alert(1)</script></head><body><h1>Lab report</h1><p>Glucose <b>5.4</b></p></body></html>', 'text/html');
+    const result = await extract(
+      'page.html',
+      '<html><head><script>alert(1)</script></head><body><h1>Lab report</h1><p>Glucose <b>5.4</b></p></body></html>',
+      'text/html',
+    );
     expect(result.status).toBe('done');
     expect(result.text).toContain('Glucose 5.4');
     expect(result.text).not.toMatch(/<|alert/);
@@ -45,7 +49,10 @@ describe('TextExtractor', () => {
 
   it('reads a PDF text layer and a DOCX in a worker', async () => {
     expect(await extract('report.pdf', textPdf(['Hemoglobin 14.2 g/dL']), 'application/pdf')).toEqual({ status: 'done', text: 'Hemoglobin 14.2 g/dL' });
-    expect(await extract('letter.docx', await docx(['Dear doctor,', 'Cholesterol 4.1'], ), DOCX)).toEqual({ status: 'done', text: 'Dear doctor,\n\nCholesterol 4.1' });
+    expect(await extract('letter.docx', await docx(['Dear doctor,', 'Cholesterol 4.1']), DOCX)).toEqual({
+      status: 'done',
+      text: 'Dear doctor,\n\nCholesterol 4.1',
+    });
   });
 
   it('cuts text at maxChars', async () => {

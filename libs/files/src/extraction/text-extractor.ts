@@ -111,10 +111,13 @@ export class TextExtractor {
       // pdf.js warns on stdout about odd but readable files; nothing there is for the server's logs.
       worker.stdout.resume();
       worker.stderr.resume();
-      const timer = setTimeout(() => {
-        void worker.terminate();
-        reject(new Error(`timed out after ${this.options.timeoutMs} ms`));
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          void worker.terminate();
+          reject(new Error(`timed out after ${this.options.timeoutMs} ms`));
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       worker.once('message', (answer: { text?: string; error?: string }) => {
         clearTimeout(timer);
         void worker.terminate();

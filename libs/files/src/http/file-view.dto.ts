@@ -56,7 +56,9 @@ export class FileListQueryDto extends PageQueryDto {
 
   @ApiPropertyOptional({ description: 'Only files of this type (`application/pdf`) or family (`image/*`)', example: 'image/*' })
   @IsOptional()
-  @Matches(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/, { message: 'mime must be a type such as image/png or a family such as image/*' })
+  @Matches(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/, {
+    message: 'mime must be a type such as image/png or a family such as image/*',
+  })
   mime?: string;
 }
 

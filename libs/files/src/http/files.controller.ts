@@ -34,7 +34,9 @@ async function firstFilePart(request: FastifyRequest, maxBytes: number) {
     // One byte past the limit reaches the upload's meter, which refuses it; busboy would silently cut it instead.
     return await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fieldSize: 1024 }, throwFileSizeLimit: false });
   } catch (error) {
-    throw new InvalidInputError(`Malformed multipart/form-data body: ${error instanceof Error ? error.message : String(error)}`, { [FILE_FIELD]: 'unreadable' });
+    throw new InvalidInputError(`Malformed multipart/form-data body: ${error instanceof Error ? error.message : String(error)}`, {
+      [FILE_FIELD]: 'unreadable',
+    });
   }
 }
 
@@ -49,7 +51,9 @@ function rawUploadFilename(header: string | undefined): string {
   try {
     filename = parseContentDisposition(header).parameters.filename;
   } catch (error) {
-    throw new InvalidInputError(`Malformed Content-Disposition header (${error instanceof Error ? error.message : String(error)}). ${expected}`, { 'content-disposition': 'malformed' });
+    throw new InvalidInputError(`Malformed Content-Disposition header (${error instanceof Error ? error.message : String(error)}). ${expected}`, {
+      'content-disposition': 'malformed',
+    });
   }
   if (!filename) throw new InvalidInputError(`The Content-Disposition header names no file. ${expected}`, { 'content-disposition': 'no filename' });
   return filename;
@@ -96,7 +100,11 @@ export class FilesController {
       'The body is streamed to storage as it arrives, with no multipart parsing; Content-Length is required, and one over the limit or the quota is refused before the body is read.',
   })
   @ApiConsumes(RAW_UPLOAD_TYPE)
-  @ApiHeader({ name: 'content-disposition', required: true, description: `attachment; filename="report.pdf" (filename*=UTF-8''… for other characters); kept for display only` })
+  @ApiHeader({
+    name: 'content-disposition',
+    required: true,
+    description: `attachment; filename="report.pdf" (filename*=UTF-8''… for other characters); kept for display only`,
+  })
   @ApiHeader({ name: 'content-length', required: true, description: 'The size of the file in bytes' })
   @ApiBody({ schema: { type: 'string', format: 'binary' } })
   @ApiCreatedResponse({ type: FileViewDto })
@@ -154,7 +162,12 @@ export class FilesController {
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The whole file' })
   @ApiNotFoundResponse({ description: 'No such file of yours' })
-  async content(@CurrentCaller() caller: UserInfo, @Param('key') key: string, @Headers('range') range: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+  async content(
+    @CurrentCaller() caller: UserInfo,
+    @Param('key') key: string,
+    @Headers('range') range: string | undefined,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await sendFile(reply, this.files, await this.files.get(caller.userId, key), range);
   }
 

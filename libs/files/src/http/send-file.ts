@@ -30,7 +30,11 @@ export async function sendFile(reply: FastifyReply, files: FilesService, file: S
     if (parsed !== -2 && parsed.type === 'bytes' && parsed.length === 1) range = parsed[0];
   }
   const body = await files.open(file, range);
-  if (range) reply.status(206).header('content-range', `bytes ${range.start}-${range.end}/${file.size}`).header('content-length', range.end - range.start + 1);
+  if (range)
+    reply
+      .status(206)
+      .header('content-range', `bytes ${range.start}-${range.end}/${file.size}`)
+      .header('content-length', range.end - range.start + 1);
   else reply.status(200).header('content-length', file.size);
   await reply.send(body);
 }

@@ -32,9 +32,7 @@ function clientConfig(options: S3StorageOptions, endpoint: string | undefined): 
     region: options.region,
     forcePathStyle: options.forcePathStyle,
     ...(endpoint ? { endpoint } : {}),
-    ...(options.accessKeyId && options.secretAccessKey
-      ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
-      : {}),
+    ...(options.accessKeyId && options.secretAccessKey ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } } : {}),
     // Checksums only where the API demands them: S3-compatible servers do not all speak the newer
     // flexible-checksum trailers, and the upload is hashed (SHA-256) on our side anyway.
     requestChecksumCalculation: 'WHEN_REQUIRED',

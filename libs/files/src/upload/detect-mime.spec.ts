@@ -11,7 +11,9 @@ describe('detectMime', () => {
   it('believes the content over the name', async () => {
     expect(await detectMime({ head: PNG, filename: 'photo.txt' })).toBe('image/png');
     expect(await detectMime({ head: textPdf(['x']), filename: 'noname' })).toBe('application/pdf');
-    expect(await detectMime({ head: await docx(['x']), filename: 'letter.docx' })).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(await detectMime({ head: await docx(['x']), filename: 'letter.docx' })).toBe(
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    );
   });
 
   it('falls back to the extension for text formats', async () => {

@@ -35,7 +35,6 @@ const ZIP_BASED = /^application\/(vnd\.openxmlformats-officedocument\.|vnd\.oasi
 // Document-level markup a browser would treat as a page (a README opening with <div> is still Markdown).
 const HTML_START = /^\s*(<!--[\s\S]*?-->\s*)*<(!doctype\s+html|html|head|body|script|svg|iframe|\?xml[^>]*>\s*<(svg|html))/i;
 
-
 /** Bytes that decode as UTF-8 (allowing a character cut at the end of the sample) with no NUL. */
 function looksLikeText(head: Uint8Array): boolean {
   if (head.includes(0)) return false;

@@ -103,7 +103,9 @@ export class FileUploader {
         await manager.insert(StoredFileEntity, file);
       });
     } catch (error) {
-      await this.storage.delete(objectKey).catch((cleanup: unknown) => this.logger.error(`Could not remove object ${objectKey} of a refused upload: ${String(cleanup)}`));
+      await this.storage
+        .delete(objectKey)
+        .catch((cleanup: unknown) => this.logger.error(`Could not remove object ${objectKey} of a refused upload: ${String(cleanup)}`));
       throw error;
     }
 

@@ -77,7 +77,7 @@ export class CareCirclesService {
     const me = await this.requireManager(this.dataSource.manager, userId, circleId);
     const circles = this.dataSource.getRepository(CareCircleEntity);
     await circles.update({ id: circleId }, { name });
-    return circleView((await circles.findOneByOrFail({ id: circleId })), me);
+    return circleView(await circles.findOneByOrFail({ id: circleId }), me);
   }
 
   async remove(userId: string, circleId: string): Promise<void> {
@@ -100,7 +100,9 @@ export class CareCirclesService {
       const member = await manager.save(manager.create(CircleMemberEntity, { circleId, userId: null, role, status: 'pending', invitedEmail: normalized }));
       const token = randomBytes(32).toString('base64url');
       const expiresAt = new Date(Date.now() + INVITATION_TTL_MS);
-      await manager.save(manager.create(CircleInvitationEntity, { memberId: member.id, email: normalized, tokenHash: hashToken(token), invitedBy: userId, expiresAt }));
+      await manager.save(
+        manager.create(CircleInvitationEntity, { memberId: member.id, email: normalized, tokenHash: hashToken(token), invitedBy: userId, expiresAt }),
+      );
       return { member_id: member.id, email: normalized, role, token, expires_at: expiresAt.toISOString() };
     });
   }

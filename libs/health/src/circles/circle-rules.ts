@@ -18,5 +18,4 @@ export const canRemove = (actor: MemberRole, target: MemberRole, self: boolean):
   !self && canManage(actor) && (actor === 'owner' || RANK[target] < RANK[actor]);
 
 /** The last owner holds the circle: they leave only after handing over, unless nobody else is left in it. */
-export const canLeave = (role: MemberRole, otherOwners: number, otherMembers: number): boolean =>
-  role !== 'owner' || otherOwners > 0 || otherMembers === 0;
+export const canLeave = (role: MemberRole, otherOwners: number, otherMembers: number): boolean => role !== 'owner' || otherOwners > 0 || otherMembers === 0;

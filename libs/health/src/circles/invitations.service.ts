@@ -53,7 +53,9 @@ export class InvitationsService {
 
   async answerByToken(userId: string, token: string, answer: InvitationAnswer): Promise<CircleView | null> {
     return this.dataSource.transaction(async (manager) => {
-      const invitation = await this.lockInvitation(manager).where('invitation.token_hash = :hash', { hash: hashToken(token) }).getOne();
+      const invitation = await this.lockInvitation(manager)
+        .where('invitation.token_hash = :hash', { hash: hashToken(token) })
+        .getOne();
       if (!invitation) throw new NotFoundError('No invitation has this token');
       return this.apply(manager, userId, invitation, answer);
     });

@@ -30,6 +30,7 @@ export function resolvePerson(query: string, people: readonly ReadablePerson[]):
 
 /** How a person is shown in an error or an answer: a name people know, and a member id to pass back. */
 export function describePerson(person: ReadablePerson): string {
-  const label = person.nicknames[0] && person.name ? `${person.name} ("${person.nicknames[0]}")` : (person.name ?? person.nicknames[0] ?? person.email ?? 'unnamed');
+  const label =
+    person.nicknames[0] && person.name ? `${person.name} ("${person.nicknames[0]}")` : (person.name ?? person.nicknames[0] ?? person.email ?? 'unnamed');
   return `${label}, member id ${person.memberIds[0]}`;
 }

@@ -23,7 +23,7 @@ export class InviteDto {
   @MaxLength(320)
   email: string;
 
-  @ApiPropertyOptional({ enum: MEMBER_ROLES, default: 'member', description: 'At most the inviter\'s own role' })
+  @ApiPropertyOptional({ enum: MEMBER_ROLES, default: 'member', description: "At most the inviter's own role" })
   @IsOptional()
   @IsIn(MEMBER_ROLES)
   role?: MemberRole;

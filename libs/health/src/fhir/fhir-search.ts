@@ -33,7 +33,10 @@ export function parseDateParams(values: readonly string[]): DateBound[] {
     const end = endOfPrecision(match[2]!, start);
     switch (prefix) {
       case 'eq':
-        return [{ operator: '>=', at: start }, { operator: '<', at: end }] satisfies DateBound[];
+        return [
+          { operator: '>=', at: start },
+          { operator: '<', at: end },
+        ] satisfies DateBound[];
       case 'ge':
         return [{ operator: '>=', at: start }] satisfies DateBound[];
       case 'gt':

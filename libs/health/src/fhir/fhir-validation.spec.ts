@@ -1,6 +1,11 @@
 import { validateBundleEnvelope, validateObservation } from './fhir-validation.js';
 
-const heartRate = { resourceType: 'Observation', status: 'final', code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] }, valueQuantity: { value: 72, unit: '/min' } };
+const heartRate = {
+  resourceType: 'Observation',
+  status: 'final',
+  code: { coding: [{ system: 'http://loinc.org', code: '8867-4' }] },
+  valueQuantity: { value: 72, unit: '/min' },
+};
 
 describe('FHIR validation (R4 definitions through @medplum/core)', () => {
   it('accepts a valid Observation', () => {
@@ -33,7 +38,9 @@ describe('FHIR validation (R4 definitions through @medplum/core)', () => {
     const entry = { resource: heartRate, request: { method: 'POST', url: 'Observation' } };
     expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'batch', entry: [entry] })).toEqual([]);
     expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'collection', entry: [{ resource: heartRate }] })).toEqual([]);
-    expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'document', entry: [entry] })).toEqual([{ path: 'Bundle.type', message: expect.any(String) }]);
+    expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'document', entry: [entry] })).toEqual([
+      { path: 'Bundle.type', message: expect.any(String) },
+    ]);
     expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'batch', entry: [] })).toEqual([{ path: 'Bundle.entry', message: expect.any(String) }]);
     expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'batch', entry: [{ request: { method: 7 } }] }).length).toBeGreaterThan(0);
   });

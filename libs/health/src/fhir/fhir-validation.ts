@@ -82,7 +82,8 @@ export type AcceptedBundleType = (typeof ACCEPTED_BUNDLE_TYPES)[number];
 export function validateBundleEnvelope(bundle: unknown): FhirProblem[] {
   if (typeof bundle !== 'object' || bundle === null || Array.isArray(bundle)) return [{ path: '$', message: 'must be a FHIR Bundle (a JSON object)' }];
   const candidate = bundle as Partial<Bundle>;
-  if (candidate.resourceType !== 'Bundle') return [{ path: '$.resourceType', message: `must be "Bundle", got ${JSON.stringify(candidate.resourceType ?? null)}` }];
+  if (candidate.resourceType !== 'Bundle')
+    return [{ path: '$.resourceType', message: `must be "Bundle", got ${JSON.stringify(candidate.resourceType ?? null)}` }];
   if (!ACCEPTED_BUNDLE_TYPES.includes(candidate.type as AcceptedBundleType)) {
     return [{ path: 'Bundle.type', message: `must be one of ${ACCEPTED_BUNDLE_TYPES.join(', ')}, got ${JSON.stringify(candidate.type ?? null)}` }];
   }

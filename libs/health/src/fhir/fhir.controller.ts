@@ -36,7 +36,7 @@ export class FhirController {
   }
 
   @Get('Observation')
-  @ApiOkResponse({ description: 'A searchset Bundle of the caller\'s own Observations, newest first by clinical time', schema: FHIR_OBJECT })
+  @ApiOkResponse({ description: "A searchset Bundle of the caller's own Observations, newest first by clinical time", schema: FHIR_OBJECT })
   search(@CurrentCaller() caller: UserInfo, @Query() query: ObservationSearchDto): Promise<Bundle<Observation>> {
     return this.observations.searchset(caller.userId, {
       count: query._count ?? DEFAULT_SEARCH_COUNT,

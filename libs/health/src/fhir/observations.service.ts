@@ -20,7 +20,10 @@ export interface ObservationQuery {
 }
 
 const problemsError = (summary: string, problems: readonly FhirProblem[]) =>
-  new InvalidInputError(`${summary}: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`, Object.fromEntries(problems.map((problem) => [problem.path, problem.message])));
+  new InvalidInputError(
+    `${summary}: ${problems.map((problem) => `${problem.path}: ${problem.message}`).join('; ')}`,
+    Object.fromEntries(problems.map((problem) => [problem.path, problem.message])),
+  );
 
 const outcome = (problems: readonly FhirProblem[]): OperationOutcome => ({
   resourceType: 'OperationOutcome',
@@ -83,7 +86,12 @@ export class ObservationsService {
 
   async searchset(subjectId: string, query: ObservationQuery): Promise<Bundle<Observation>> {
     const rows = await this.newest(subjectId, query);
-    return { resourceType: 'Bundle', type: 'searchset', total: rows.length, entry: rows.map((row) => ({ fullUrl: `Observation/${row.id}`, resource: row.resource, search: { mode: 'match' } })) };
+    return {
+      resourceType: 'Bundle',
+      type: 'searchset',
+      total: rows.length,
+      entry: rows.map((row) => ({ fullUrl: `Observation/${row.id}`, resource: row.resource, search: { mode: 'match' } })),
+    };
   }
 
   private async store(manager: EntityManager, subjectId: string, resource: Observation): Promise<Observation> {

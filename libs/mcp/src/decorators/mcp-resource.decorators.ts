@@ -6,8 +6,7 @@ import type { CompletionOptions, PromptOptions, ResourceOptions, ResourceTemplat
 export const McpResource = (options: ResourceOptions): MethodDecorator => createMethodDecorator(MCP_RESOURCE_METADATA, options);
 
 /** A resource template (RFC 6570); the method receives `(uri, variables, context)`. */
-export const McpResourceTemplate = (options: ResourceTemplateOptions): MethodDecorator =>
-  createMethodDecorator(MCP_RESOURCE_TEMPLATE_METADATA, options);
+export const McpResourceTemplate = (options: ResourceTemplateOptions): MethodDecorator => createMethodDecorator(MCP_RESOURCE_TEMPLATE_METADATA, options);
 
 /** A prompt; the method receives `(args, context)` and returns `GetPromptResult`. */
 export const McpPrompt = (options: PromptOptions = {}): MethodDecorator => createMethodDecorator(MCP_PROMPT_METADATA, options);

@@ -10,8 +10,7 @@ function recordParameter(entry: Omit<ToolParameterMetadata, 'index'>): Parameter
 }
 
 /** A tool argument the model supplies, published in the input schema under `name`. */
-export const Arg = (name: string, options: SchemaValueOptions = {}): ParameterDecorator =>
-  recordParameter({ kind: 'arg', name, options });
+export const Arg = (name: string, options: SchemaValueOptions = {}): ParameterDecorator => recordParameter({ kind: 'arg', name, options });
 
 /** The authenticated caller (`UserInfo`), filled by the server; never part of the schema. */
 export const CurrentUser = (): ParameterDecorator => recordParameter({ kind: 'caller', options: {} });
@@ -24,9 +23,5 @@ export const SchemaProperty =
   (options: SchemaValueOptions = {}): PropertyDecorator =>
   (target, propertyKey) => {
     const properties: SchemaPropertyMetadata[] = Reflect.getOwnMetadata(MCP_SCHEMA_PROPERTIES_METADATA, target.constructor) ?? [];
-    Reflect.defineMetadata(
-      MCP_SCHEMA_PROPERTIES_METADATA,
-      [...properties, { key: String(propertyKey), options }],
-      target.constructor,
-    );
+    Reflect.defineMetadata(MCP_SCHEMA_PROPERTIES_METADATA, [...properties, { key: String(propertyKey), options }], target.constructor);
   };

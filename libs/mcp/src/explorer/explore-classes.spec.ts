@@ -9,11 +9,18 @@ import { exploreClasses } from './explore-classes.js';
 
 function recorder() {
   const lines: string[] = [];
-  return { lines, log: { log: (m: string) => lines.push(`log ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`) } };
+  return {
+    lines,
+    log: { log: (m: string) => lines.push(`log ${m}`), warn: (m: string) => lines.push(`warn ${m}`), error: (m: string) => lines.push(`error ${m}`) },
+  };
 }
 
 const explore = (classes: Function[], log = recorder().log) =>
-  exploreClasses(classes.map((metatype) => ({ metatype, instance: Object.create(metatype.prototype) })), undefined, log);
+  exploreClasses(
+    classes.map((metatype) => ({ metatype, instance: Object.create(metatype.prototype) })),
+    undefined,
+    log,
+  );
 
 const fromFile = (file: string, rank: number): ToolOrigin => ({ kind: 'directory', directory: '/tools', file, rank });
 
@@ -90,7 +97,9 @@ describe('exploreClasses', () => {
     const { lines, log } = recorder();
     const found = explore([TagsService, NeighbourService, ElsewhereService], log);
     expect(found.tools.map((tool) => tool.name)).toEqual(['elsewhere']);
-    expect(lines).toEqual([expect.stringMatching(/^error Error importing tool module \/tools\/tags\.ts: TagsService\.tag argument "tags": it is an array without an element type/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/^error Error importing tool module \/tools\/tags\.ts: TagsService\.tag argument "tags": it is an array without an element type/),
+    ]);
   });
 
   it('stops start-up for a packaged tool with the same fault: that is a bug to fix before release', () => {

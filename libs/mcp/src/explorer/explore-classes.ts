@@ -91,7 +91,11 @@ function keepFirst<T extends Named>(kind: string, entries: T[], keyOf: (entry: T
     }
     const owner = (named: Named) => `${named.className}.${named.methodName} (${describeOrigin(named.origin)})`;
     if (first.origin.kind === 'packaged' && entry.origin.kind === 'packaged') {
-      throw new ToolDefinitionError(`${kind} "${key}"`, `declared by both ${first.className}.${first.methodName} and ${entry.className}.${entry.methodName}`, 'rename one of them with the name option');
+      throw new ToolDefinitionError(
+        `${kind} "${key}"`,
+        `declared by both ${first.className}.${first.methodName} and ${entry.className}.${entry.methodName}`,
+        'rename one of them with the name option',
+      );
     }
     log.warn(`Overriding ${kind} "${key}": ${owner(first)} replaces ${owner(entry)}`);
   }

@@ -174,7 +174,9 @@ describe('McpExplorer', () => {
     it('refuses two tools with one name, naming both classes', async () => {
       const attempt = explore([AlphaService, BetaService]);
       await expect(attempt).rejects.toThrow(ToolDefinitionError);
-      await expect(attempt).rejects.toThrow(/tool "lookup": declared by both (AlphaService\.find and BetaService\.lookup|BetaService\.lookup and AlphaService\.find)/);
+      await expect(attempt).rejects.toThrow(
+        /tool "lookup": declared by both (AlphaService\.find and BetaService\.lookup|BetaService\.lookup and AlphaService\.find)/,
+      );
     });
   });
 

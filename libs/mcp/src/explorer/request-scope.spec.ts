@@ -72,8 +72,16 @@ describe('a tool class whose dependency tree is not static', () => {
   });
 
   it.each([
-    ['injects a request-scoped provider', [PerRequestClock, DirectlyScopedService], /^DirectlyScopedService: is not a singleton: PerRequestClock is request- or transient-scoped/],
-    ['reaches one through another provider', [PerRequestClock, ClockReader, IndirectlyScopedService], /^IndirectlyScopedService: is not a singleton: PerRequestClock is request- or transient-scoped/],
+    [
+      'injects a request-scoped provider',
+      [PerRequestClock, DirectlyScopedService],
+      /^DirectlyScopedService: is not a singleton: PerRequestClock is request- or transient-scoped/,
+    ],
+    [
+      'reaches one through another provider',
+      [PerRequestClock, ClockReader, IndirectlyScopedService],
+      /^IndirectlyScopedService: is not a singleton: PerRequestClock is request- or transient-scoped/,
+    ],
     ['injects the request', [RequestInjectingService], /^RequestInjectingService: is not a singleton: REQUEST is request- or transient-scoped/],
   ])('stops start-up when it %s, naming the class and the dependency', async (_case, providers, message) => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);

@@ -55,7 +55,10 @@ let url: string;
 beforeAll(async () => {
   const adapter = new FastifyAdapter();
   registerMcpBodyParsers(adapter.getInstance());
-  const root = { module: class Root {}, imports: [TestAuthModule, McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, resourceMetadataUrl: METADATA_URL })] };
+  const root = {
+    module: class Root {},
+    imports: [TestAuthModule, McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, resourceMetadataUrl: METADATA_URL })],
+  };
   app = await NestFactory.create<NestFastifyApplication>(root, adapter, { logger: false, bodyParser: false });
   await app.listen(0, '127.0.0.1');
   url = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}/mcp`;
@@ -87,11 +90,17 @@ describe('the caller reaches tools only through the resolver', () => {
 
   it('names the request id in a 401 and a 406 when the body could be read, and null when it could not', async () => {
     const post = (extraHeaders: Record<string, string>, body: string) =>
-      fetch(url, { method: 'POST', headers: { ...headers, ...extraHeaders }, body }).then(async (response) => ({ status: response.status, body: await response.json() }));
+      fetch(url, { method: 'POST', headers: { ...headers, ...extraHeaders }, body }).then(async (response) => ({
+        status: response.status,
+        body: await response.json(),
+      }));
     const call = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'who_is_calling', arguments: {} } });
     expect(await post({ 'x-test-user': 'revoked' }, call('abc'))).toMatchObject({ status: 401, body: { id: 'abc' } });
     expect(await post({}, call(7))).toMatchObject({ status: 401, body: { id: 7 } });
-    expect(await post({ accept: 'application/json', 'x-test-user': 'alice' }, call(8))).toMatchObject({ status: 406, body: { id: 8, error: { code: -32000 } } });
+    expect(await post({ accept: 'application/json', 'x-test-user': 'alice' }, call(8))).toMatchObject({
+      status: 406,
+      body: { id: 8, error: { code: -32000 } },
+    });
     expect(await post({ accept: 'text/event-stream', 'x-test-user': 'alice' }, call('x'))).toMatchObject({ status: 406, body: { id: 'x' } });
     expect(await post({ 'x-test-user': 'revoked' }, '[1, 2')).toMatchObject({ status: 401, body: { id: null } });
     expect(await post({ 'x-test-user': 'revoked' }, `[${call(9)}]`)).toMatchObject({ status: 401, body: { id: null } });

@@ -51,8 +51,7 @@ type ExchangeKind = Exchange['kind'];
 
 /** A request the lane takes over, with everything it already checked. */
 type LaneRequest =
-  | { method: 'ping' | 'tools/list'; id: RequestId }
-  | { method: 'tools/call'; id: RequestId; tool: RegisteredTool; args: Record<string, unknown> | undefined };
+  { method: 'ping' | 'tools/list'; id: RequestId } | { method: 'tools/call'; id: RequestId; tool: RegisteredTool; args: Record<string, unknown> | undefined };
 
 /**
  * Serves the methods that carry nearly all production traffic (`tools/call`, `tools/list`, and
@@ -110,13 +109,25 @@ export class FastLane {
     if (isUnchangedBySdk(result, call.tool.definition.outputSchema)) {
       const json = JSON.stringify(result);
       // The 2026 result schema adds its defaulted `resultType` after the keys given; the encoder appends the server's identity.
-      return answer(response, exchange, call.id, exchange.kind === 'modern' ? `${json.slice(0, -1)},"resultType":"complete","_meta":${this.modernResultMeta}}` : json);
+      return answer(
+        response,
+        exchange,
+        call.id,
+        exchange.kind === 'modern' ? `${json.slice(0, -1)},"resultType":"complete","_meta":${this.modernResultMeta}}` : json,
+      );
     }
     this.handOver(request, body, exchange, response, authInfo, result);
   }
 
   /** Lets the exchange's SDK path validate and encode a result the lane already has, under a fresh `AuthInfo` that carries it. */
-  private handOver(request: FastifyRequest, body: JSONRPCRequest, exchange: Exchange, response: ServerResponse, authInfo: AuthInfo | undefined, result: CallToolResult | InputRequiredResult) {
+  private handOver(
+    request: FastifyRequest,
+    body: JSONRPCRequest,
+    exchange: Exchange,
+    response: ServerResponse,
+    authInfo: AuthInfo | undefined,
+    result: CallToolResult | InputRequiredResult,
+  ) {
     const carrier: AuthInfo = { token: '', clientId: callerFromAuthInfo(authInfo)?.userId ?? '', scopes: [], ...authInfo };
     handOverResult(carrier, result);
     if (exchange.kind === 'stateless') return this.routes.shared(body, response, carrier);
@@ -299,7 +310,9 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 function writeOnce(response: ServerResponse, headers: Record<string, string>, parts: (string | Buffer)[]): void {
-  const body = parts.every((part) => typeof part === 'string') ? parts.join('') : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
+  const body = parts.every((part) => typeof part === 'string')
+    ? parts.join('')
+    : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
   response.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(body) });
   response.end(body);
 }

@@ -25,7 +25,8 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index);
     if (inString) {
-      if (char === 0x5c) index++; // backslash: the next character is escaped
+      if (char === 0x5c)
+        index++; // backslash: the next character is escaped
       else if (char === 0x22) inString = false;
     } else if (char === 0x22) inString = true;
     else if (char === 0x5b || char === 0x7b) {
@@ -49,7 +50,8 @@ export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
     const body = text as string;
-    if (nestedDeeperThan(body, MAX_JSON_DEPTH)) return isMcp(request) ? done(null, new TooDeepBody()) : done(new BadRequestException(TOO_DEEP_MESSAGE), undefined);
+    if (nestedDeeperThan(body, MAX_JSON_DEPTH))
+      return isMcp(request) ? done(null, new TooDeepBody()) : done(new BadRequestException(TOO_DEEP_MESSAGE), undefined);
     try {
       done(null, body.length === 0 && isMcp(request) ? new UnparsedBody(body) : JSON.parse(body));
     } catch (error) {

@@ -149,7 +149,9 @@ export class SessionStore {
       // Anonymous sessions go first: nobody can be locked out by sessions others open for free.
       const pool = this.anonymousSessions.size ? this.anonymousSessions : this.userSessions;
       const [oldest] = pool.keys();
-      this.logger.warn(`Session limit ${this.options.maxSessions} reached; closing the least recently used ${pool === this.anonymousSessions ? 'anonymous' : "user's"} session`);
+      this.logger.warn(
+        `Session limit ${this.options.maxSessions} reached; closing the least recently used ${pool === this.anonymousSessions ? 'anonymous' : "user's"} session`,
+      );
       this.close(oldest!);
     }
   }

@@ -4,7 +4,9 @@ import addFormatsPlugin from 'ajv-formats';
 import type { JsonSchema } from '../decorators/metadata.types.js';
 
 // ajv-formats ships CommonJS; under ESM its default export arrives wrapped.
-const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as <T extends Ajv | Ajv2020>(ajv: T) => T;
+const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin) as unknown as <T extends Ajv | Ajv2020>(
+  ajv: T,
+) => T;
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 const OPTIONS = { allErrors: true, useDefaults: true, coerceTypes: false, strict: false };

@@ -52,7 +52,11 @@ describe('LLM function descriptors', () => {
 
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ['keeps a string enum', { type: 'string', enum: ['asc', 'desc'] }, { type: 'string', enum: ['asc', 'desc'] }],
-    ['moves an integer enum into the description', { type: 'integer', enum: [0, 1], description: 'Level' }, { type: 'integer', description: 'Level Allowed values: 0, 1.' }],
+    [
+      'moves an integer enum into the description',
+      { type: 'integer', enum: [0, 1], description: 'Level' },
+      { type: 'integer', description: 'Level Allowed values: 0, 1.' },
+    ],
     ['moves a mixed enum into the description', { enum: [0, 'named'] }, { description: 'Allowed values: 0, "named".' }],
     [
       'does so inside array items',

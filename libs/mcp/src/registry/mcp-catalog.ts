@@ -44,7 +44,11 @@ export class McpCatalog {
   readonly resourceList: ListResourcesResult;
   readonly templateList: ListResourceTemplatesResult;
   readonly promptList: ListPromptsResult;
-  private readonly views = { resources: new Map<string, ListResourcesResult>(), templates: new Map<string, ListResourceTemplatesResult>(), prompts: new Map<string, ListPromptsResult>() };
+  private readonly views = {
+    resources: new Map<string, ListResourcesResult>(),
+    templates: new Map<string, ListResourceTemplatesResult>(),
+    prompts: new Map<string, ListPromptsResult>(),
+  };
 
   constructor(
     found: DiscoveredCapabilities,
@@ -67,7 +71,9 @@ export class McpCatalog {
   }
 
   resourceListFor(agent: string | undefined): ListResourcesResult {
-    return this.visibility.view(this.views.resources, agent, this.resourceList, (allows) => Object.freeze({ resources: this.resourceList.resources.filter((resource) => allows(resource.name)) }));
+    return this.visibility.view(this.views.resources, agent, this.resourceList, (allows) =>
+      Object.freeze({ resources: this.resourceList.resources.filter((resource) => allows(resource.name)) }),
+    );
   }
 
   templateListFor(agent: string | undefined): ListResourceTemplatesResult {
@@ -77,7 +83,9 @@ export class McpCatalog {
   }
 
   promptListFor(agent: string | undefined): ListPromptsResult {
-    return this.visibility.view(this.views.prompts, agent, this.promptList, (allows) => Object.freeze({ prompts: this.promptList.prompts.filter((prompt) => allows(prompt.name)) }));
+    return this.visibility.view(this.views.prompts, agent, this.promptList, (allows) =>
+      Object.freeze({ prompts: this.promptList.prompts.filter((prompt) => allows(prompt.name)) }),
+    );
   }
 
   get hasResources(): boolean {
@@ -96,7 +104,8 @@ export class McpCatalog {
   async readResource(uri: string, sdk: ServerContext): Promise<ReadResourceResult> {
     const agent = agentFromAuthInfo(sdk.http?.authInfo);
     const fixed = this.resources.get(uri);
-    if (fixed && this.visibility.allows(fixed.options.name, agent)) return toReadResult(await call(fixed, uri, new McpToolContext(sdk)), uri, fixed.options.mimeType);
+    if (fixed && this.visibility.allows(fixed.options.name, agent))
+      return toReadResult(await call(fixed, uri, new McpToolContext(sdk)), uri, fixed.options.mimeType);
     for (const { descriptor, template } of this.templates) {
       const variables = this.visibility.allows(descriptor.options.name, agent) ? template.match(uri) : null;
       if (variables) return toReadResult(await call(descriptor, uri, variables, new McpToolContext(sdk)), uri, descriptor.options.mimeType);
@@ -109,15 +118,21 @@ export class McpCatalog {
     if (!prompt) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt: ${name}`);
     const missing = (prompt.options.arguments ?? []).filter((argument) => argument.required && args?.[argument.name] === undefined);
     if (missing.length) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Missing required argument(s) for prompt "${name}": ${missing.map((argument) => argument.name).join(', ')}`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Missing required argument(s) for prompt "${name}": ${missing.map((argument) => argument.name).join(', ')}`,
+      );
     }
     return (await call(prompt, args ?? {}, new McpToolContext(sdk))) as GetPromptResult;
   }
 
   /** Completes an argument of a prompt or resource template the caller's agent may see; nothing for one it may not. */
   async complete(params: CompleteRequestParams, sdk?: ServerContext): Promise<CompleteResult> {
-    const ref = params.ref.type === 'ref/prompt' ? { type: 'ref/prompt' as const, name: params.ref.name } : { type: 'ref/resource' as const, uri: params.ref.uri };
-    const completion = this.visibility.allows(this.nameOf(ref), agentFromAuthInfo(sdk?.http?.authInfo)) ? this.completions.get(`${completionRefKey(ref)}#${params.argument.name}`) : undefined;
+    const ref =
+      params.ref.type === 'ref/prompt' ? { type: 'ref/prompt' as const, name: params.ref.name } : { type: 'ref/resource' as const, uri: params.ref.uri };
+    const completion = this.visibility.allows(this.nameOf(ref), agentFromAuthInfo(sdk?.http?.authInfo))
+      ? this.completions.get(`${completionRefKey(ref)}#${params.argument.name}`)
+      : undefined;
     if (!completion) return { completion: { values: [], total: 0, hasMore: false } };
     const values = (await call(completion, params.argument.value, params.context?.arguments ?? {})) as string[];
     return { completion: { values: values.slice(0, MAX_COMPLETION_VALUES), total: values.length, hasMore: values.length > MAX_COMPLETION_VALUES } };

@@ -280,7 +280,10 @@ describe('McpRegistry', () => {
     it('hides an unexpected error behind the request id and logs its stack with that id', async () => {
       const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
       error.mockClear();
-      const result = await registry.callTool('explode', {}, { ...sdkContext(alice), http: { authInfo: toAuthInfo(alice, { requestId: 'req-42' }) } } as ServerContext);
+      const result = await registry.callTool('explode', {}, {
+        ...sdkContext(alice),
+        http: { authInfo: toAuthInfo(alice, { requestId: 'req-42' }) },
+      } as ServerContext);
       expect(result).toEqual({ content: [{ type: 'text', text: 'Internal error (request id req-42)' }], isError: true });
       expect(error).toHaveBeenCalledWith(expect.stringMatching(/^Tool explode failed \(request id req-42\): Error: sensor offline\n\s+at /));
     });

@@ -90,8 +90,6 @@ export class McpRegistry implements OnModuleInit {
     this.catalog = new McpCatalog(found, this.visibility);
   }
 
-
-
   get size(): number {
     return this.tools.size;
   }
@@ -188,7 +186,12 @@ export class McpRegistry implements OnModuleInit {
    * `/mcp`: the agent's lists, argument validation, the caller requirement, enhancers, result
    * mapping. An unknown or hidden tool throws like `tools/call` answers it.
    */
-  call(name: string, args: Record<string, unknown>, caller: UserInfo | undefined, options: InProcessCallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    caller: UserInfo | undefined,
+    options: InProcessCallOptions = {},
+  ): Promise<CallToolResult | InputRequiredResult> {
     const agent = options.agent ?? caller?.agent;
     return this.callTool(name, args, inProcessContext(caller, agent, options.signal ?? new AbortController().signal));
   }

@@ -14,7 +14,11 @@ describe('toCallToolResult', () => {
     ['ok(string)', ok('7 readings'), { content: [{ type: 'text', text: '7 readings' }] }],
     ['ok()', ok(), { content: [] }],
     ['plain string', 'hello "world"', { content: [{ type: 'text', text: 'hello "world"' }] }],
-    ['plain object', { a: 1, nested: { b: [true] } }, { content: [{ type: 'text', text: '{"a":1,"nested":{"b":[true]}}' }], structuredContent: { a: 1, nested: { b: [true] } } }],
+    [
+      'plain object',
+      { a: 1, nested: { b: [true] } },
+      { content: [{ type: 'text', text: '{"a":1,"nested":{"b":[true]}}' }], structuredContent: { a: 1, nested: { b: [true] } } },
+    ],
     ['plain array', [{ id: 1 }], { content: [{ type: 'text', text: '[{"id":1}]' }], structuredContent: { result: [{ id: 1 }] } }],
     ['plain number', 42, { content: [{ type: 'text', text: '42' }], structuredContent: { result: 42 } }],
     ['undefined', undefined, { content: [] }],

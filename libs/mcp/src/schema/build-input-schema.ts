@@ -1,11 +1,5 @@
 import { MCP_SCHEMA_PROPERTIES_METADATA } from '../decorators/constants.js';
-import type {
-  JsonSchema,
-  SchemaPropertyMetadata,
-  SchemaTypeRef,
-  SchemaValueOptions,
-  ToolParameterMetadata,
-} from '../decorators/metadata.types.js';
+import type { JsonSchema, SchemaPropertyMetadata, SchemaTypeRef, SchemaValueOptions, ToolParameterMetadata } from '../decorators/metadata.types.js';
 import { ToolDefinitionError } from './tool-definition.error.js';
 
 export interface InputSchemaSource {
@@ -35,10 +29,7 @@ export function buildInputSchema(source: InputSchemaSource): BuiltInputSchema {
   const args = parameters.filter((parameter) => parameter.kind === 'arg');
   const warnings = args
     .filter((arg) => CALLER_ID_NAMES.has(arg.name!))
-    .map(
-      (arg) =>
-        `${source.owner}: argument "${arg.name}" lets the model choose whose data is used; take the caller from @CurrentUser() instead`,
-    );
+    .map((arg) => `${source.owner}: argument "${arg.name}" lets the model choose whose data is used; take the caller from @CurrentUser() instead`);
 
   if (source.inputSchema) return { schema: source.inputSchema, warnings };
 
@@ -57,7 +48,11 @@ function checkEveryParameterIsDecorated(source: InputSchemaSource): ToolParamete
   const byIndex = new Map<number, ToolParameterMetadata>();
   for (const parameter of source.parameters) {
     if (byIndex.has(parameter.index)) {
-      throw new ToolDefinitionError(`${source.owner} parameter #${parameter.index}`, 'it carries two MCP parameter decorators', 'keep one of @Arg, @CurrentUser, @ToolContext');
+      throw new ToolDefinitionError(
+        `${source.owner} parameter #${parameter.index}`,
+        'it carries two MCP parameter decorators',
+        'keep one of @Arg, @CurrentUser, @ToolContext',
+      );
     }
     byIndex.set(parameter.index, parameter);
   }
@@ -83,7 +78,9 @@ function objectSchema(properties: Record<string, JsonSchema>, required: string[]
 }
 
 function valueSchema(where: string, reflected: unknown, options: SchemaValueOptions): JsonSchema {
-  const schema: JsonSchema = options.enum ? enumSchema(where, options.enum, options.type ?? reflected) : typeSchema(where, options.type ?? reflected, options, options.type !== undefined);
+  const schema: JsonSchema = options.enum
+    ? enumSchema(where, options.enum, options.type ?? reflected)
+    : typeSchema(where, options.type ?? reflected, options, options.type !== undefined);
   if (options.description) schema.description = options.description;
   if (options.default !== undefined && options.default !== null) schema.default = options.default;
   return { ...schema, ...options.schema };
@@ -102,7 +99,9 @@ function enumSchema(where: string, values: SchemaValueOptions['enum'], reflected
 function enumObjectValues(enumObject: Record<string, string | number>): (string | number)[] {
   const values = Object.values(enumObject);
   const numbers = values.filter((value): value is number => typeof value === 'number');
-  return numbers.length ? [...numbers, ...values.filter((value) => typeof value === 'string' && !(value in enumObject && typeof enumObject[value] === 'number'))] : values;
+  return numbers.length
+    ? [...numbers, ...values.filter((value) => typeof value === 'string' && !(value in enumObject && typeof enumObject[value] === 'number'))]
+    : values;
 }
 
 function typeSchema(where: string, ref: unknown, options: SchemaValueOptions, explicit: boolean): JsonSchema {

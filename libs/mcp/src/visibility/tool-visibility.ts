@@ -32,7 +32,10 @@ export function agentToolListsFrom(values: Readonly<Record<string, string | unde
   for (const [key, raw] of Object.entries(values)) {
     const match = LIST_KEY.exec(key);
     if (!match || raw === undefined) continue;
-    const names = raw.split(',').map((name) => name.trim()).filter(Boolean);
+    const names = raw
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
     (match[1] ? disallowed : allowed)[match[2]] = names;
   }
   return { allowed, disallowed };

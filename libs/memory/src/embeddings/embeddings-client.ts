@@ -56,7 +56,11 @@ export class EmbeddingsClient {
     if (data.length !== texts.length) throw new EmbeddingsError(`embeddings provider returned ${data.length} vectors for ${texts.length} texts`);
     const ordered = [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return ordered.map(({ embedding }) => {
-      if (!Array.isArray(embedding) || embedding.length !== this.settings.dimensions || !embedding.every((value) => typeof value === 'number' && Number.isFinite(value))) {
+      if (
+        !Array.isArray(embedding) ||
+        embedding.length !== this.settings.dimensions ||
+        !embedding.every((value) => typeof value === 'number' && Number.isFinite(value))
+      ) {
         throw new EmbeddingsError(`embeddings provider returned a vector that is not ${this.settings.dimensions} numbers (check EMBEDDING_DIMENSIONS)`);
       }
       return embedding as number[];

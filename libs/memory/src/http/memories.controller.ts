@@ -21,9 +21,11 @@ export class MemoriesController {
   @ApiOkResponse({ type: MemoryPageDto })
   async list(@CurrentCaller() caller: UserInfo, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    if (query.q === undefined) return this.store.list(caller.userId, { limit, ...(query.kind ? { kind: query.kind } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
+    if (query.q === undefined)
+      return this.store.list(caller.userId, { limit, ...(query.kind ? { kind: query.kind } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
     if (query.cursor) throw new InvalidInputError('A search answers a single page: drop cursor, or q', { cursor: 'not allowed with q' });
-    if (limit > MAX_SEARCH_RESULTS) throw new InvalidInputError(`A search answers at most ${MAX_SEARCH_RESULTS} memories`, { limit: `at most ${MAX_SEARCH_RESULTS} with q` });
+    if (limit > MAX_SEARCH_RESULTS)
+      throw new InvalidInputError(`A search answers at most ${MAX_SEARCH_RESULTS} memories`, { limit: `at most ${MAX_SEARCH_RESULTS} with q` });
     return { items: await this.store.recall(caller.userId, query.q, limit, query.kind), nextCursor: null };
   }
 
@@ -54,7 +56,8 @@ export class MemoriesController {
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
   update(@CurrentCaller() caller: UserInfo, @Param('id') id: string, @Body() body: UpdateMemoryDto): Promise<MemoryDto> {
-    if (body.text === undefined && body.kind === undefined) throw new InvalidInputError('Nothing to change: send text, kind or both', { text: 'text or kind is required' });
+    if (body.text === undefined && body.kind === undefined)
+      throw new InvalidInputError('Nothing to change: send text, kind or both', { text: 'text or kind is required' });
     return this.store.update(caller.userId, id, { ...(body.text !== undefined ? { text: body.text } : {}), ...(body.kind ? { kind: body.kind } : {}) });
   }
 

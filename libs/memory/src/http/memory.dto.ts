@@ -29,7 +29,10 @@ export class MemoryPageDto {
 }
 
 export class ListMemoriesQueryDto extends PageQueryDto {
-  @ApiPropertyOptional({ description: 'Search text: the same retrieval as the recall_memory tool; answers one page of at most 50, best first', maxLength: MAX_QUERY_CHARS })
+  @ApiPropertyOptional({
+    description: 'Search text: the same retrieval as the recall_memory tool; answers one page of at most 50, best first',
+    maxLength: MAX_QUERY_CHARS,
+  })
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -73,7 +76,8 @@ export class CreatedMemoryDto {
 }
 
 export class MemoryExportDto {
-  @ApiProperty({ type: [ExportedMemoryDto], description: 'Every memory held about you, oldest first, deleted ones included (marked)' }) memories: ExportedMemoryDto[];
+  @ApiProperty({ type: [ExportedMemoryDto], description: 'Every memory held about you, oldest first, deleted ones included (marked)' })
+  memories: ExportedMemoryDto[];
 }
 
 export class ErasedMemoriesDto {

@@ -7,7 +7,15 @@ const item = (id: string, age = 0) => ({ id, updatedAt: daysAgo(age) });
 
 describe('fuseRankedLists', () => {
   it('scores 1 for a fresh memory every list put first, less for the rest, best first', () => {
-    const fused = fuseRankedLists([[item('a'), item('b')], [item('a'), item('c')]], 2, 10, now);
+    const fused = fuseRankedLists(
+      [
+        [item('a'), item('b')],
+        [item('a'), item('c')],
+      ],
+      2,
+      10,
+      now,
+    );
     expect(fused.map(({ candidate }) => candidate.id)).toEqual(['a', 'b', 'c']);
     expect(fused[0]!.score).toBeCloseTo(1, 10);
     for (const { score } of fused) {

@@ -17,12 +17,7 @@ const PUNCTUATION_OR_SYMBOL = /[\p{P}\p{S}]+/gu;
 const LATIN_WITH_MARKS = /(\p{Script=Latin})\p{M}+/gu;
 
 export function dedupeKey(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(PUNCTUATION_OR_SYMBOL, ' ')
-    .replace(/\s+/gu, ' ')
-    .trim();
+  return text.normalize('NFKC').toLowerCase().replace(PUNCTUATION_OR_SYMBOL, ' ').replace(/\s+/gu, ' ').trim();
 }
 
 /** Removes accents from Latin letters only: in Japanese kana a combining mark changes the letter. */

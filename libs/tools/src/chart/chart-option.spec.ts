@@ -17,7 +17,7 @@ describe('chart option', () => {
 });
 
 describe('inlineExtAppsModule', () => {
-  it('turns the bundle\'s export clause into a local object', () => {
+  it("turns the bundle's export clause into a local object", () => {
     expect(inlineExtAppsModule('var a=1,b=2;export{a as App,b};')).toBe('var a=1,b=2;\nconst McpApps = { "App": a, "b": b };\n');
   });
 

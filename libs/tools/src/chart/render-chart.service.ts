@@ -37,7 +37,7 @@ export class RenderChartService {
     uri: CHART_VIEW_URI,
     name: 'render-chart-view',
     title: 'Chart view',
-    description: 'The MCP Apps view that draws render_chart\'s option with ECharts (bundled; no network access needed).',
+    description: "The MCP Apps view that draws render_chart's option with ECharts (bundled; no network access needed).",
     mimeType: RESOURCE_MIME_TYPE,
   })
   chartView(uri: string): ReadResourceResult {

@@ -34,21 +34,33 @@ const askModel = (question: string, maxTokens: number) =>
 export class ConformanceInputRequiredService {
   constructor(private readonly requestState: McpRequestState) {}
 
-  @McpTool({ name: 'test_input_required_result_elicitation', description: 'Asks for the caller name via an in-band elicitation request', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_elicitation',
+    description: 'Asks for the caller name via an in-band elicitation request',
+    inputSchema: NO_ARGUMENTS,
+  })
   async elicitation(@ToolContext() context: McpToolContext): Outcome {
     const name = acceptedContent<{ name: string }>(context.inputResponses, 'user_name')?.name;
     if (typeof name !== 'string') return inputRequired({ inputRequests: { user_name: askName() } });
     return text(`Hello, ${name}!`);
   }
 
-  @McpTool({ name: 'test_input_required_result_sampling', description: 'Asks for an LLM completion via an in-band sampling request', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_sampling',
+    description: 'Asks for an LLM completion via an in-band sampling request',
+    inputSchema: NO_ARGUMENTS,
+  })
   async sampling(@ToolContext() context: McpToolContext): Outcome {
     const answer = context.inputResponses?.['capital_question'] as { content?: { text?: unknown } } | undefined;
     if (answer === undefined) return inputRequired({ inputRequests: { capital_question: askModel('What is the capital of France?', 100) } });
     return text(`Sampling response: ${typeof answer.content?.text === 'string' ? answer.content.text : JSON.stringify(answer)}`);
   }
 
-  @McpTool({ name: 'test_input_required_result_list_roots', description: 'Asks for the client roots via an in-band roots/list request', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_list_roots',
+    description: 'Asks for the client roots via an in-band roots/list request',
+    inputSchema: NO_ARGUMENTS,
+  })
   async listRoots(@ToolContext() context: McpToolContext): Outcome {
     const roots = (context.inputResponses?.['client_roots'] as { roots?: { uri?: string }[] } | undefined)?.roots;
     if (!Array.isArray(roots)) return inputRequired({ inputRequests: { client_roots: inputRequired.listRoots() } });
@@ -56,7 +68,11 @@ export class ConformanceInputRequiredService {
   }
 
   /** The retry must echo the signed state; by then the server has verified and decoded it. */
-  @McpTool({ name: 'test_input_required_result_request_state', description: 'Round-trips signed requestState alongside an elicitation request', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_request_state',
+    description: 'Round-trips signed requestState alongside an elicitation request',
+    inputSchema: NO_ARGUMENTS,
+  })
   async requestStateRoundTrip(@ToolContext() context: McpToolContext): Outcome {
     if (acceptedContent(context.inputResponses, 'confirm') === undefined) {
       return inputRequired({ inputRequests: { confirm: askConfirmation() }, requestState: await this.mint(context, 'request_state') });
@@ -65,7 +81,11 @@ export class ConformanceInputRequiredService {
     return text('state-ok: requestState verified and confirmation received');
   }
 
-  @McpTool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks for elicitation, sampling and roots input in a single round', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_multiple_inputs',
+    description: 'Asks for elicitation, sampling and roots input in a single round',
+    inputSchema: NO_ARGUMENTS,
+  })
   async multipleInputs(@ToolContext() context: McpToolContext): Outcome {
     const responses = context.inputResponses;
     const name = acceptedContent<{ name: string }>(responses, 'user_name')?.name;
@@ -81,7 +101,11 @@ export class ConformanceInputRequiredService {
   }
 
   /** Two elicitation rounds; the round number and the first answer live in the state, which changes between rounds. */
-  @McpTool({ name: 'test_input_required_result_multi_round', description: 'Two elicitation rounds with evolving requestState before completing', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_multi_round',
+    description: 'Two elicitation rounds with evolving requestState before completing',
+    inputSchema: NO_ARGUMENTS,
+  })
   async multiRound(@ToolContext() context: McpToolContext): Outcome {
     const state = context.raw.mcpReq.requestState<{ tool?: string; round?: number; name?: string }>();
     const round = state?.tool === 'multi_round' && typeof state.round === 'number' ? state.round : 0;
@@ -103,7 +127,11 @@ export class ConformanceInputRequiredService {
   }
 
   /** Completes only with verified state; a tampered state never reaches this handler. */
-  @McpTool({ name: 'test_input_required_result_tampered_state', description: 'Rejects retries whose requestState fails integrity verification', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_tampered_state',
+    description: 'Rejects retries whose requestState fails integrity verification',
+    inputSchema: NO_ARGUMENTS,
+  })
   async tamperedState(@ToolContext() context: McpToolContext): Outcome {
     if (context.raw.mcpReq.requestState() !== undefined && acceptedContent(context.inputResponses, 'confirm') !== undefined) {
       return text('integrity-ok: requestState verified');
@@ -112,7 +140,11 @@ export class ConformanceInputRequiredService {
   }
 
   /** Requests only the input kinds the client declared in the request's capabilities envelope. */
-  @McpTool({ name: 'test_input_required_result_capabilities', description: 'Only requests input kinds the declared client capabilities cover', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_input_required_result_capabilities',
+    description: 'Only requests input kinds the declared client capabilities cover',
+    inputSchema: NO_ARGUMENTS,
+  })
   async capabilities(@ToolContext() context: McpToolContext): Outcome {
     if (context.inputResponses !== undefined) return text('Capability-aware input requests fulfilled');
     // The SDK's published type of the envelope is empty; the capabilities sit under their reserved key.

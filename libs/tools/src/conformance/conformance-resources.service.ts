@@ -88,7 +88,10 @@ export class ConformanceResourcesService {
   promptWithEmbeddedResource(args: Record<string, string>): GetPromptResult {
     return {
       messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+        {
+          role: 'user',
+          content: { type: 'resource', resource: { uri: args.resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } },
+        },
         userText('Please process the embedded resource above.'),
       ],
     };

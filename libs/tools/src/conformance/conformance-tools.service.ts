@@ -34,7 +34,11 @@ export class ConformanceToolsService {
     };
   }
 
-  @McpTool({ name: 'test_multiple_content_types', description: 'Tests response with multiple content types (text, image, resource)', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_multiple_content_types',
+    description: 'Tests response with multiple content types (text, image, resource)',
+    inputSchema: NO_ARGUMENTS,
+  })
   multipleContentTypes(): CallToolResult {
     return {
       content: [
@@ -173,7 +177,11 @@ export class ConformanceToolsService {
   }
 
   /** Must not elicit: the check only asserts that the response stream carries no server-to-client request. */
-  @McpTool({ name: 'test_streaming_elicitation', description: 'Answers on a stream that carries no independent JSON-RPC requests (SEP-2575)', inputSchema: NO_ARGUMENTS })
+  @McpTool({
+    name: 'test_streaming_elicitation',
+    description: 'Answers on a stream that carries no independent JSON-RPC requests (SEP-2575)',
+    inputSchema: NO_ARGUMENTS,
+  })
   streamingElicitation(): CallToolResult {
     return text('stream observed: result frames only, no top-level requests');
   }

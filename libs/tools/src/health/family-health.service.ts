@@ -27,9 +27,17 @@ export class FamilyHealthService {
     member: string | undefined,
     @Arg('count', { type: 'integer', description: 'How many recent observations to return (1-100)', default: 20, schema: { minimum: 1, maximum: 100 } })
     count: number,
-    @Arg('code', { description: 'Only observations with this code (e.g. LOINC "8867-4") or whose name contains this word (e.g. "sleep")', optional: true, schema: { minLength: 1, maxLength: 200 } })
+    @Arg('code', {
+      description: 'Only observations with this code (e.g. LOINC "8867-4") or whose name contains this word (e.g. "sleep")',
+      optional: true,
+      schema: { minLength: 1, maxLength: 200 },
+    })
     code?: string,
-    @Arg('since', { description: 'Only observations measured on or after this ISO date or date-time, e.g. "2026-01-01"', optional: true, schema: { pattern: SINCE_FORMAT.source } })
+    @Arg('since', {
+      description: 'Only observations measured on or after this ISO date or date-time, e.g. "2026-01-01"',
+      optional: true,
+      schema: { pattern: SINCE_FORMAT.source },
+    })
     since?: string,
   ): Promise<ToolResult<FamilyHealthAnswer>> {
     const sinceDate = since === undefined ? undefined : new Date(since.length === 10 ? `${since}T00:00:00Z` : since);

@@ -21,7 +21,7 @@ export class MemoryToolsService {
 
   @McpTool({
     description:
-      "Store one durable fact about the user (a stable preference, a goal, a personal detail worth recalling later) in their long-term memory, so a later turn can find it with recall_memory. Write it as one self-contained sentence, e.g. \"The user is allergic to peanuts\". Saying the same thing again refreshes the existing memory instead of storing it twice.",
+      'Store one durable fact about the user (a stable preference, a goal, a personal detail worth recalling later) in their long-term memory, so a later turn can find it with recall_memory. Write it as one self-contained sentence, e.g. "The user is allergic to peanuts". Saying the same thing again refreshes the existing memory instead of storing it twice.',
     annotations: { title: 'Remember', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async remember(
@@ -41,12 +41,25 @@ export class MemoryToolsService {
   })
   async recallMemory(
     @CurrentUser() user: UserInfo,
-    @Arg('query', { description: "What to look for in the user's memories, e.g. \"food allergies\"", schema: { minLength: 1 } }) query: string,
-    @Arg('top_k', { description: 'How many memories to return at most (default 5 unless the server sets MEMORY_TOP_K)', type: 'integer', optional: true, schema: { minimum: 1, maximum: 50 } })
+    @Arg('query', { description: 'What to look for in the user\'s memories, e.g. "food allergies"', schema: { minLength: 1 } }) query: string,
+    @Arg('top_k', {
+      description: 'How many memories to return at most (default 5 unless the server sets MEMORY_TOP_K)',
+      type: 'integer',
+      optional: true,
+      schema: { minimum: 1, maximum: 50 },
+    })
     topK: number | undefined,
   ): Promise<ToolResult<Recalled>> {
     if (!this.store.enabled) return fail(MEMORY_DISABLED_MESSAGE);
     const memories = await this.store.recall(user.userId, query, topK ?? this.store.defaultTopK);
-    return ok({ memories: memories.map((memory) => ({ id: memory.id, text: memory.text, kind: memory.kind, score: memory.score, created_at: memory.createdAt.toISOString() })) });
+    return ok({
+      memories: memories.map((memory) => ({
+        id: memory.id,
+        text: memory.text,
+        kind: memory.kind,
+        score: memory.score,
+        created_at: memory.createdAt.toISOString(),
+      })),
+    });
   }
 }
