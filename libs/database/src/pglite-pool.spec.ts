@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
@@ -7,6 +7,8 @@ import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vec
 import { pgliteDriver } from './pglite-pool.js';
 
 const root = mkdtempSync(join(tmpdir(), 'mirobody-pglite-'));
+// A shared parent, as /tmp is: the database narrows its own directory, never this one.
+chmodSync(root, 0o755);
 
 function embedded(name: string): DataSource {
   return new DataSource({
@@ -97,7 +99,8 @@ describe('the embedded database behind TypeORM', () => {
 describe('the embedded database on disk (finding 12)', () => {
   it('is readable by the server’s user alone: directories 0700, files 0600', async () => {
     const mode = (path: string) => statSync(path).mode & 0o777;
-    expect(mode(root)).toBe(0o700);
+    // The directory holding it existed before (see the top of this file): its mode is left as it was.
+    expect(mode(root)).toBe(0o755);
     const dataDir = join(root, 'main');
     expect(mode(dataDir)).toBe(0o700);
     const wider = readdirSync(dataDir, { recursive: true, withFileTypes: true })

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
@@ -206,14 +206,14 @@ export class PGlitePool extends EventEmitter {
 }
 
 /**
- * The database holds people's data: the data directory and its `pg/` are readable by the server's
- * user alone (0700; PostgreSQL itself refuses a data directory wider than 0750).
+ * The database holds people's data: its directory is readable by the server's user alone (0700;
+ * PostgreSQL itself refuses a data directory wider than 0750), and so are the parents it creates
+ * (the server's DATA_DIR on a first start). A parent that exists is not the database's to change:
+ * it may be a shared directory such as /tmp, which this once narrowed to 0700.
  */
 function restrictToOwner(dataDir: string): void {
-  for (const dir of [dirname(dataDir), dataDir]) {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o700);
-  }
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
 }
 
 /** Directories 0700 and files 0600 under `dir`. */
