@@ -621,7 +621,7 @@ async function printDispatchBreakdown(bareMicros) {
   if (bareMicros !== undefined && Number.isFinite(sdk)) {
     console.log(
       `  bare Fastify used ${fixed(bareMicros)} µs of server cpu per request; the SDK's dispatch and classification (${fixed(sdk, 1)} µs) alone ` +
-        `would bound echo/bare at ${fixed(bareMicros / (bareMicros + sdk), 2)}: the fast lane skips both for session-less 2025 calls, 2026-07-28 calls still pay them`,
+        `would bound echo/bare at ${fixed(bareMicros / (bareMicros + sdk), 2)}: the fast lane skips both (session-less 2025, 2025 sessions, 2026-07-28)`,
     );
   }
 }
