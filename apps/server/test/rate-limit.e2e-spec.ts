@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { rawRequest } from './support/raw-http.js';
-import { describeWithRedis } from './support/redis.js';
+import { describeWithRedis, forgetRateCounters } from './support/redis.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
@@ -55,6 +55,8 @@ describeRedis('in Redis, shared by instances', () => {
   let second: RunningApp;
 
   beforeAll(async () => {
+    // A run within the window of an earlier one would find this address's counters spent.
+    await forgetRateCounters(REDIS_URL);
     [first, second] = await Promise.all([startApp({ ...ENV, REDIS_URL }), startApp({ ...ENV, REDIS_URL })]);
   });
 

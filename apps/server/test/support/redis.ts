@@ -1,5 +1,6 @@
 import { describe } from '@jest/globals';
 import { connect } from 'node:net';
+import { Redis } from 'ioredis';
 
 /** True when a Redis server answers PING at `url` within a second. */
 export function redisAnswers(url: string): Promise<boolean> {
@@ -24,4 +25,16 @@ export async function describeWithRedis(url: string): Promise<typeof describe | 
   if (required) return describe;
   process.stderr.write(`Skipping the tests that need Redis: nothing answers at ${url} (set TEST_REDIS_URL, or REQUIRE_REDIS=1 to fail instead).\n`);
   return describe.skip;
+}
+
+/** Deletes the rate-limit counters the app keeps in Redis (`mirobody:rate:*`), as a fresh Redis would have none. */
+export async function forgetRateCounters(url: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const keys = await redis.keys('mirobody:rate:*');
+    if (keys.length > 0) await redis.del(...keys);
+  } finally {
+    redis.disconnect();
+  }
 }
