@@ -6,7 +6,7 @@ import { Signer, UserDataContributors } from '@app/common';
 import { DataSource } from 'typeorm';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
-import { call, dispositionOf, eventually, fileRows, localFilesOnDisk, s3Environment, uploadBody, uploadFile, uploadRaw, userIdOf } from './support/files.js';
+import { call, dispositionOf, fileRows, localFilesOnDisk, s3Environment, settles, uploadBody, uploadFile, uploadRaw, userIdOf } from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 const MiB = 1024 * 1024;
@@ -171,7 +171,7 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
       request.write(Buffer.alloc(300 * 1024, 9), () => setTimeout(() => request.destroy(), 100));
       request.on('close', () => resolve());
     });
-    await eventually(async () => {
+    await settles(async () => {
       expect(await stored()).toEqual(before.objects);
       expect(await fileRows(app)).toEqual(before.rows);
     });
@@ -334,7 +334,7 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
         'hello',
         { endsEarly: true },
       );
-      await eventually(async () => {
+      await settles(async () => {
         expect(await snapshot()).toEqual(before);
       });
     });

@@ -88,6 +88,17 @@ export async function userIdOf(app: RunningApp, subject: string): Promise<string
 }
 
 /** Polls `check` until it passes or two seconds have gone by (the server finishes a cut upload asynchronously). */
+/**
+ * `eventually`, then the same check once more a moment later: after a client hangs up, the server
+ * may not yet have opened the upload's temporary file when the first check runs, so a first pass
+ * alone could come before the state it is meant to see the end of.
+ */
+export async function settles(check: () => Promise<void> | void): Promise<void> {
+  await eventually(check);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await eventually(check);
+}
+
 export async function eventually(check: () => Promise<void> | void): Promise<void> {
   const deadline = Date.now() + 2000;
   for (;;) {
