@@ -160,6 +160,20 @@ describe('the access log', () => {
       .query('SELECT count(*)::int AS count FROM mcp_tool_calls c JOIN users u ON u.id = c.user_id WHERE u.subject = $1', ['burst']);
     expect(count).toBe(30);
   });
+
+  it('still records the others of a batch when one caller is erased before it is written', async () => {
+    const [kept, erased] = await Promise.all(
+      ['kept', 'erased'].map(async (sub) => ({ ...JSON_HEADERS, ...bearer(await cliToken(running, ENV, '--sub', sub)) })),
+    );
+    const answers = await Promise.all([postRaw(running.url, call('whoami'), kept!), postRaw(running.url, call('whoami'), erased!)]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    const db = running.app.get(DataSource);
+    // The batch is still open: the erased user's call cannot be written, the other one must be.
+    await db.query('DELETE FROM users WHERE subject = $1', ['erased']);
+    await running.app.get(BackgroundWrites).flush();
+    const rows = await db.query('SELECT u.subject FROM mcp_tool_calls c JOIN users u ON u.id = c.user_id WHERE u.subject IN ($1, $2)', ['kept', 'erased']);
+    expect(rows).toEqual([{ subject: 'kept' }]);
+  });
 });
 
 describe('users', () => {
