@@ -50,10 +50,14 @@ export class LocalDiskStorage implements FileStorage {
     await mkdir(this.incomingDir, { recursive: true });
     await mkdir(dirname(target), { recursive: true });
     const temporary = join(this.incomingDir, `${randomBytes(12).toString('hex')}.part`);
+    const file = createWriteStream(temporary, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES });
     try {
-      await pipeline(body, createWriteStream(temporary, { flags: 'wx', highWaterMark: WRITE_BUFFER_BYTES }));
+      await pipeline(body, file);
       await rename(temporary, target);
     } catch (error) {
+      // A body that fails while the file is still being opened: the stream creates the file after
+      // the pipeline has given up, so the removal waits until the stream has closed.
+      if (!file.closed) await new Promise<void>((closed) => file.once('close', () => closed()));
       await rm(temporary, { force: true });
       throw error;
     }
