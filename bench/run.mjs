@@ -352,8 +352,16 @@ function benchToken() {
 const megabytes = (value) => (value === undefined ? '-' : `${Math.round(value)} MB`);
 
 /** Starts the app, waits for its first answer, lets it settle and returns its memory then. */
-async function startAndSettle(name, env, nodeArgs) {
-  const server = await startServer(name, 'dist/apps/server/src/main.js', env, APP_DEFAULTS, nodeArgs);
+/** The node options of `npm run start:prod` (as the Dockerfile starts the server too): the app is measured as users run it. */
+function startNodeOptions() {
+  const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const words = scripts['start:prod'].split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/apps/server/src/main.js') throw new BenchFailure(`cannot read the node options of start:prod: ${scripts['start:prod']}`);
+  return words.slice(1, -1);
+}
+
+async function startAndSettle(name, env, extraNodeArgs = []) {
+  const server = await startServer(name, 'dist/apps/server/src/main.js', env, APP_DEFAULTS, [...startNodeOptions(), ...extraNodeArgs]);
   await verify({ name, server, body: ECHO_REQUEST, check: checkEcho }, await firstAnswer(server, ECHO_REQUEST));
   const firstPeak = memoryOf(server.child.pid)?.peak;
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -377,7 +385,8 @@ async function main() {
   const appEnv = (key) => process.env[key] || APP_DEFAULTS[key] || '(default)';
   console.log(
     `app environment: LOG_LEVEL=${appEnv('LOG_LEVEL')} NODE_ENV=${appEnv('NODE_ENV')} RATE_LIMIT_REQUESTS=${appEnv('RATE_LIMIT_REQUESTS')} ` +
-      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')}\n`,
+      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')}; ` +
+      `node options (npm run start:prod): ${startNodeOptions().join(' ') || '(none)'}\n`,
   );
 
   // The app's embedded database goes to a throw-away directory, not the repository's ./data.
@@ -400,6 +409,7 @@ async function main() {
       'dist/bench/bench-app.js',
       { BENCH_TOOLS: '200', DATA_DIR: path.join(scratch, 'data-200') },
       APP_DEFAULTS,
+      startNodeOptions(),
     ),
   };
   const cases = [

@@ -122,7 +122,14 @@ describe('Dockerfile', () => {
     expect([...dockerfile.matchAll(/^FROM node:(\d+)\./gm)].map((match) => match[1])).toEqual(['22', '22']);
     expect(dockerfile).toMatch(/RUN npm ci\b/);
     expect(dockerfile).toMatch(/npm run build && npm prune --omit=dev/);
-    expect(dockerfile).toContain('CMD ["node", "dist/apps/server/src/main.js"]');
+  });
+
+  it('starts the server as `npm run start:prod` does, node options included', () => {
+    const packageJson = JSON.parse(readFileSync(resolve(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile);
+    expect(cmd).not.toBeNull();
+    expect((JSON.parse(cmd![1]!) as string[]).join(' ')).toBe(packageJson.scripts['start:prod']);
+    expect(packageJson.scripts['start:prod']).toMatch(/^node (--[\w-]+=\S+ )*dist\/apps\/server\/src\/main\.js$/);
   });
 
   it('has a HEALTHCHECK of its own that probes readiness on the configured port', () => {
