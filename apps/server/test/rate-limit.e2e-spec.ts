@@ -34,6 +34,13 @@ describe('in memory', () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // An MCP client reads a JSON-RPC error naming its request, as for every other refusal of /mcp.
+    expect(limited.headers.get('content-type')).toBe('application/json');
+    expect(await limited.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: `Too many requests: try again in ${limited.headers.get('retry-after')} s` },
+      id: 1,
+    });
   });
 
   it('gives each verified credential its own budget, on /mcp and /api alike', async () => {

@@ -1,8 +1,8 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
-import { APP_GUARD, DiscoveryModule } from '@nestjs/core';
+import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { DatabaseModule } from '@app/database';
-import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER } from '@app/mcp';
+import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, MCP_RATE_LIMIT } from '@app/mcp';
 import { AccessLog } from './access-log.js';
 import { AccountStatus } from './accounts/account-status.js';
 import { AccountUserData } from './accounts/account-user-data.js';
@@ -46,9 +46,10 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
 /**
  * Who is calling: JWTs and personal MCP secrets, the users they stand for, the caller handed to
  * `/mcp` (`MCP_CALLER_RESOLVER`), the access log (`MCP_CALL_OBSERVER`), `/api/mcp-secrets`, the
- * RFC 9728 metadata, rate limits, and the guard behind `@Authenticated()`/`@AdminOnly()` for
- * every other lib's routes. Global, so that the MCP module finds its resolver and observer and
- * other libs' controllers find the guard. Needs `CommonModule` (background writes).
+ * RFC 9728 metadata, rate limits (`MCP_RATE_LIMIT` for `/mcp`), and the guards behind
+ * `@Authenticated()`/`@AdminOnly()` for every other lib's routes. Global, so that the MCP module
+ * finds its resolver, rate limit and observer and other libs' controllers find the guards. Needs
+ * `CommonModule` (background writes).
  */
 @Module({})
 export class AuthModule {
@@ -84,11 +85,12 @@ export class AuthModule {
         CallerGuard,
         RouteRequirements,
         RequestRateLimiter,
-        { provide: APP_GUARD, useClass: RateLimitGuard },
+        RateLimitGuard,
         { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },
         { provide: MCP_CALL_OBSERVER, useClass: AccessLog },
+        { provide: MCP_RATE_LIMIT, useExisting: RequestRateLimiter },
       ],
-      exports: [AUTH_OPTIONS, passportModule, CallerGuard, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER],
+      exports: [AUTH_OPTIONS, passportModule, RequestRateLimiter, RateLimitGuard, CallerGuard, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER, MCP_RATE_LIMIT],
     };
   }
 }

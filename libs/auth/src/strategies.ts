@@ -5,7 +5,7 @@ import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED } from '@app/common';
 import type { UserInfo } from '@app/mcp';
-import { credentialKey, presentedCredential, type PresentedCredential } from './credentials.js';
+import { presentedCredential, type PresentedCredential } from './credentials.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
@@ -66,7 +66,7 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
   async validate(request: FastifyRequest): Promise<UserInfo> {
     const credential = credentialOf(request, 'jwt');
     const caller = await this.users.callerFromToken(await this.verifier.verify(credential.token));
-    this.limiter.markVerified(credentialKey(credential));
+    this.limiter.markVerified(credential);
     return caller;
   }
 
@@ -92,7 +92,7 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
     const credential = credentialOf(request, 'secret');
     const { user, agent } = await this.secrets.holder(credential.token);
     const caller = this.users.callerFromUser(user);
-    this.limiter.markVerified(credentialKey(credential));
+    this.limiter.markVerified(credential);
     return agent ? { ...caller, agent } : caller;
   }
 

@@ -32,6 +32,5 @@ export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';
 export { UserDataContributors, type NamedContributor } from './user-data/user-data-contributors.js';
 export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl } from './rest/bearer-challenge.js';
-export { RATE_LIMITED, RateLimited } from './rest/rate-limited.js';
 export { commonConfig } from './common.config.js';
 export { isLoopback, parseUrl } from './config/hosts.js';

@@ -66,3 +66,16 @@ export interface McpCallObserver {
 }
 
 export const MCP_CALL_OBSERVER = Symbol('MCP_CALL_OBSERVER');
+
+export type RateLimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Counts every `/mcp` request against its caller's budget before anything else looks at it; over
+ * budget, the request is answered 429 with `Retry-After`. The auth module provides one; without
+ * it nothing is limited. Answers synchronously when it counts nothing, sparing each call a promise.
+ */
+export interface McpRateLimit {
+  admit(request: FastifyRequest): RateLimitVerdict | Promise<RateLimitVerdict>;
+}
+
+export const MCP_RATE_LIMIT = Symbol('MCP_RATE_LIMIT');

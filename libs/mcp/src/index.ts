@@ -7,8 +7,11 @@ export {
   agentFromAuthInfo,
   MCP_CALL_OBSERVER,
   MCP_CALLER_RESOLVER,
+  MCP_RATE_LIMIT,
   type McpCallerResolver,
   type McpCallObserver,
+  type McpRateLimit,
+  type RateLimitVerdict,
   type ToolCallEvent,
   type UserInfo,
 } from './caller.js';

@@ -4,8 +4,8 @@ import { DiscoveryModule } from '@nestjs/core';
 import { Signer } from '@app/common';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { McpExplorer } from './explorer/mcp-explorer.service.js';
-import { McpController } from './http/mcp.controller.js';
 import { McpHttpService } from './http/mcp-http.service.js';
+import { McpRoute } from './http/mcp-route.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from './mcp.options.js';
 import { McpRegistry } from './registry/mcp-registry.js';
 import { McpRequestState } from './server/mcp-request-state.js';
@@ -43,7 +43,6 @@ export class McpModule {
       module: McpModule,
       global: true,
       imports: [DiscoveryModule, ...(options.imports ?? [])],
-      controllers: [McpController],
       providers: [
         {
           provide: MCP_MODULE_OPTIONS,
@@ -61,6 +60,7 @@ export class McpModule {
         McpRequestState,
         McpServerFactory,
         McpHttpService,
+        McpRoute,
       ],
       exports: [McpRegistry, McpRequestState, McpServerFactory, McpHttpService],
     };

@@ -1,17 +1,23 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { McpRateLimit, RateLimitVerdict } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import { credentialKey, presentedCredential, type PresentedCredential } from '../credentials.js';
 
-export type RateLimitVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
-
-/** Who a request is counted against: a verified credential, an address without one, or an address presenting one not yet verified. */
-export type RateLimitBudget = 'credential' | 'anonymous' | 'unverified';
+const ALLOWED: RateLimitVerdict = { allowed: true };
 
 /** Enough verified credentials for any one instance; beyond it the oldest are forgotten (and verified again). */
 const VERIFIED_CREDENTIALS_LIMIT = 10_000;
 
 /**
+ * Decides whether a request is within its budget: one per verified credential, or per client IP
+ * address without one. A credential this instance has not yet seen pass verification counts
+ * against its address (a budget apart from anonymous requests), so inventing credentials buys no
+ * fresh budget. The key of a credential is a hash, never the credential. Counts before the
+ * credential is checked, for `/mcp` (as its `MCP_RATE_LIMIT`) and the routes `RateLimitGuard` guards.
+ *
  * Counts requests per key in fixed windows, with `rate-limiter-flexible`: in memory by default,
  * in Redis when `REDIS_URL` is set so that every instance counts against one budget (an atomic
  * Lua increment, no race between instances). Should Redis be unreachable, each instance falls
@@ -19,7 +25,7 @@ const VERIFIED_CREDENTIALS_LIMIT = 10_000;
  * everything through.
  */
 @Injectable()
-export class RequestRateLimiter implements OnApplicationShutdown {
+export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly redis?: Redis;
   private readonly perCredential?: RateLimiterAbstract;
@@ -37,13 +43,20 @@ export class RequestRateLimiter implements OnApplicationShutdown {
     this.unverified = this.limiter('unverified', options.rateLimit.anonymousRequests, duration);
   }
 
-  /** Counts one request under `key` in `budget`. */
-  async consume(key: string, budget: RateLimitBudget): Promise<RateLimitVerdict> {
-    const limiter = budget === 'credential' ? this.perCredential : budget === 'anonymous' ? this.anonymous : this.unverified;
-    if (!limiter) return { allowed: true };
+  /** Counts the request against its budget; synchronous (no hash, no promise) when that budget is unlimited. */
+  admit(request: FastifyRequest): RateLimitVerdict | Promise<RateLimitVerdict> {
+    const credential = credentialIn(request);
+    if (!credential) return this.anonymous ? this.consume(this.anonymous, request.ip) : ALLOWED;
+    if (!this.countsCredentials) return ALLOWED;
+    const key = credentialKey(credential);
+    return this.verified.has(key) ? this.consume(this.perCredential, key) : this.consume(this.unverified, request.ip);
+  }
+
+  private async consume(limiter: RateLimiterAbstract | undefined, key: string): Promise<RateLimitVerdict> {
+    if (!limiter) return ALLOWED;
     try {
       await limiter.consume(key);
-      return { allowed: true };
+      return ALLOWED;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
@@ -51,14 +64,17 @@ export class RequestRateLimiter implements OnApplicationShutdown {
   }
 
   /** Called once a credential passed verification: its requests count on its own budget from now on. */
-  markVerified(credentialKey: string): void {
-    if (this.verified.has(credentialKey)) return;
+  markVerified(credential: PresentedCredential): void {
+    if (!this.countsCredentials) return;
+    const key = credentialKey(credential);
+    if (this.verified.has(key)) return;
     if (this.verified.size >= VERIFIED_CREDENTIALS_LIMIT) this.verified.delete(this.verified.values().next().value!);
-    this.verified.add(credentialKey);
+    this.verified.add(key);
   }
 
-  isVerified(credentialKey: string): boolean {
-    return this.verified.has(credentialKey);
+  /** Whether a request with a credential is counted at all: otherwise its key (a hash) is never needed. */
+  private get countsCredentials(): boolean {
+    return this.perCredential !== undefined || this.unverified !== undefined;
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -87,5 +103,14 @@ export class RequestRateLimiter implements OnApplicationShutdown {
       lastError = '';
     });
     return redis;
+  }
+}
+
+/** A malformed Authorization header counts as none here; answering it (401) is the resolver's and the auth guard's job. */
+function credentialIn(request: FastifyRequest): PresentedCredential | undefined {
+  try {
+    return presentedCredential(request);
+  } catch {
+    return undefined;
   }
 }

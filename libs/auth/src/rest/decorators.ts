@@ -1,6 +1,7 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UnauthorizedException, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { RateLimited, type UserInfo } from '@app/common';
+import type { UserInfo } from '@app/common';
+import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { CALLER_REQUIREMENT, CallerGuard, type AuthenticatedRequest, type CallerRequirement } from './caller.guard.js';
 
 /** The OpenAPI security scheme names, declared in the document by the app. */
@@ -9,14 +10,14 @@ export const MCP_SECRET_SCHEME = 'mcp-secret';
 
 /**
  * The route needs a caller: a JWT or a personal MCP secret (`{ jwtOnly: true }`: a JWT only).
- * 401 with the RFC 9728 challenge otherwise; the caller is then `@CurrentCaller()`.
+ * 401 with the RFC 9728 challenge otherwise; the caller is then `@CurrentCaller()`. Counted
+ * against the caller's rate limit first, as every `/api` and `/admin` route is.
  */
 export function Authenticated(options: { jwtOnly?: boolean } = {}) {
   const requirement: CallerRequirement = { jwtOnly: options.jwtOnly === true };
   return applyDecorators(
     SetMetadata(CALLER_REQUIREMENT, requirement),
-    RateLimited(),
-    UseGuards(CallerGuard),
+    UseGuards(RateLimitGuard, CallerGuard),
     ApiBearerAuth(JWT_SCHEME),
     ...(options.jwtOnly ? [] : [ApiBearerAuth(MCP_SECRET_SCHEME)]),
     ApiUnauthorizedResponse({ description: 'No valid credential' }),
@@ -29,8 +30,7 @@ export function AdminOnly() {
   const requirement: CallerRequirement = { admin: true };
   return applyDecorators(
     SetMetadata(CALLER_REQUIREMENT, requirement),
-    RateLimited(),
-    UseGuards(CallerGuard),
+    UseGuards(RateLimitGuard, CallerGuard),
     ApiBearerAuth(JWT_SCHEME),
     ApiBearerAuth(MCP_SECRET_SCHEME),
     ApiUnauthorizedResponse({ description: 'No valid credential' }),
