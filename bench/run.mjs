@@ -351,7 +351,6 @@ function benchToken() {
 
 const megabytes = (value) => (value === undefined ? '-' : `${Math.round(value)} MB`);
 
-/** Starts the app, waits for its first answer, lets it settle and returns its memory then. */
 /** The node options of `npm run start:prod` (as the Dockerfile starts the server too): the app is measured as users run it. */
 function startNodeOptions() {
   const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -360,9 +359,11 @@ function startNodeOptions() {
     throw new BenchFailure(`cannot read the node options of start:prod: ${scripts['start:prod']}`);
   return words.slice(1, -1);
 }
+const START_NODE_OPTIONS = startNodeOptions();
 
+/** Starts the app, waits for its first answer, lets it settle and returns its memory then. */
 async function startAndSettle(name, env, extraNodeArgs = []) {
-  const server = await startServer(name, 'dist/apps/server/src/main.js', env, APP_DEFAULTS, [...startNodeOptions(), ...extraNodeArgs]);
+  const server = await startServer(name, 'dist/apps/server/src/main.js', env, APP_DEFAULTS, [...START_NODE_OPTIONS, ...extraNodeArgs]);
   await verify({ name, server, body: ECHO_REQUEST, check: checkEcho }, await firstAnswer(server, ECHO_REQUEST));
   const firstPeak = memoryOf(server.child.pid)?.peak;
   await new Promise((resolve) => setTimeout(resolve, 3000));
@@ -387,7 +388,7 @@ async function main() {
   console.log(
     `app environment: LOG_LEVEL=${appEnv('LOG_LEVEL')} NODE_ENV=${appEnv('NODE_ENV')} RATE_LIMIT_REQUESTS=${appEnv('RATE_LIMIT_REQUESTS')} ` +
       `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')}; ` +
-      `node options (npm run start:prod): ${startNodeOptions().join(' ') || '(none)'}\n`,
+      `node options (npm run start:prod): ${START_NODE_OPTIONS.join(' ') || '(none)'}\n`,
   );
 
   // The app's embedded database goes to a throw-away directory, not the repository's ./data.
@@ -410,7 +411,7 @@ async function main() {
       'dist/bench/bench-app.js',
       { BENCH_TOOLS: '200', DATA_DIR: path.join(scratch, 'data-200') },
       APP_DEFAULTS,
-      startNodeOptions(),
+      START_NODE_OPTIONS,
     ),
   };
   const cases = [

@@ -18,7 +18,7 @@ import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.op
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { withCallContext } from './call-context.js';
-import { jsonRpcIdOf, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
+import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
 import { requestedAgent } from './requested-agent.js';
 import { TOO_DEEP_MESSAGE, TooDeepBody, UnparsedBody } from './mcp-body-parsers.js';
@@ -28,7 +28,6 @@ import { FastLane } from './fast-lane.js';
 import { RebindingVerdicts } from './rebinding-verdicts.js';
 
 const SESSION_NOT_FOUND = -32001;
-const SERVER_ERROR = -32000;
 const INTERNAL_ERROR = -32603;
 const INVALID_REQUEST = -32600;
 

@@ -2,10 +2,8 @@ import { HttpException, Inject, Injectable, Optional, type OnModuleInit } from '
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, ExternalContextCreator, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MCP_RATE_LIMIT, type McpRateLimit, type RateLimitVerdict } from '../caller.js';
-import { jsonRpcIdOf, writeJsonRpcError } from './json-rpc-error.js';
+import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError } from './json-rpc-error.js';
 import { McpHttpService } from './mcp-http.service.js';
-
-const SERVER_ERROR = -32000;
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
