@@ -1,8 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import pino from 'pino';
-import { prettyStream, resolveLogFormat, withQuietStartup } from './log-format.js';
+import { jsonLineStream, prettyStream, resolveLogFormat, withQuietStartup } from './log-format.js';
 
 describe('resolveLogFormat', () => {
   it.each([
@@ -27,6 +30,27 @@ describe('prettyStream', () => {
     expect(text).toMatch(/^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: \[Bootstrap\] listening$/m);
     expect(text).toMatch(/INFO: request completed POST \/mcp 200 3\.5ms$/m);
     expect(text).not.toContain(String(process.pid));
+  });
+});
+
+describe('jsonLineStream', () => {
+  it('writes lines in batches, in order, a short batch within a tenth of a second', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'json-lines-')), 'out.log');
+    const logger = pino({ level: 'info' }, jsonLineStream(openSync(file, 'w')));
+    logger.info({ reqId: 'r1' }, 'first');
+    logger.info({ reqId: 'r2' }, 'second with ünïcödé');
+    // Nothing is written line by line (that would take a few milliseconds): the batch waits to fill up or for its time.
+    await new Promise((done) => setTimeout(done, 20));
+    expect(readFileSync(file, 'utf8')).toBe('');
+    await new Promise((done) => setTimeout(done, 400));
+    const lines = readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(lines.map(({ reqId, msg }) => ({ reqId, msg }))).toEqual([
+      { reqId: 'r1', msg: 'first' },
+      { reqId: 'r2', msg: 'second with ünïcödé' },
+    ]);
   });
 });
 

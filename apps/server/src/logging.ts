@@ -60,11 +60,10 @@ export function loggedUrl(url: string, route?: string): string {
  * `npm run bench` load), while Fastify's own hooks give the same line and context for a fraction.
  */
 export function loggingModule(level: LogLevel, format: LogFormat = 'json'): DynamicModule {
-  const destination = logDestination(format);
   // wrapSerializers off: pino-http would first build its full request/response records (headers
   // included) for every line and hand those to ours, which keep three fields of them.
   const options = { level, serializers, wrapSerializers: false };
-  return LoggerModule.forRoot({ pinoHttp: destination ? [options, destination] : options, forRoutes: [] });
+  return LoggerModule.forRoot({ pinoHttp: [options, logDestination(format)], forRoutes: [] });
 }
 
 /** What a request line shows of the request and the response: never headers. */
