@@ -34,23 +34,35 @@ describe('prettyStream', () => {
 });
 
 describe('jsonLineStream', () => {
-  it('writes lines in batches, in order, a short batch within a tenth of a second', async () => {
+  const streamToFile = () => {
     const file = join(mkdtempSync(join(tmpdir(), 'json-lines-')), 'out.log');
-    const logger = pino({ level: 'info' }, jsonLineStream(openSync(file, 'w')));
-    logger.info({ reqId: 'r1' }, 'first');
-    logger.info({ reqId: 'r2' }, 'second with ünïcödé');
-    // Nothing is written line by line (that would take a few milliseconds): the batch waits to fill up or for its time.
-    await new Promise((done) => setTimeout(done, 20));
-    expect(readFileSync(file, 'utf8')).toBe('');
-    await new Promise((done) => setTimeout(done, 400));
-    const lines = readFileSync(file, 'utf8')
+    return { logger: pino({ level: 'info' }, jsonLineStream(openSync(file, 'w'))), written: () => readFileSync(file, 'utf8') };
+  };
+  const messages = (text: string) =>
+    text
       .trimEnd()
       .split('\n')
-      .map((line) => JSON.parse(line));
-    expect(lines.map(({ reqId, msg }) => ({ reqId, msg }))).toEqual([
-      { reqId: 'r1', msg: 'first' },
-      { reqId: 'r2', msg: 'second with ünïcödé' },
-    ]);
+      .map((line) => (JSON.parse(line) as { msg: string }).msg);
+  const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+  it('writes lines in batches, in order, a short batch within a tenth of a second', async () => {
+    const { logger, written } = streamToFile();
+    logger.info('first');
+    logger.info('second with ünïcödé');
+    // Nothing is written line by line (that would take a few milliseconds): the batch waits to fill up or for its time.
+    await sleep(20);
+    expect(written()).toBe('');
+    await sleep(400);
+    expect(messages(written())).toEqual(['first', 'second with ünïcödé']);
+  });
+
+  it('writes a full batch at once, and a line logged while it is being written soon after', async () => {
+    const { logger, written } = streamToFile();
+    const long = 'x'.repeat(9000);
+    logger.info(long);
+    logger.info('after the full batch');
+    await sleep(400);
+    expect(messages(written())).toEqual([long, 'after the full batch']);
   });
 });
 

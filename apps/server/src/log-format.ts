@@ -32,23 +32,41 @@ export function prettyStream(destination: number | NodeJS.WritableStream = 1): D
   });
 }
 
-/** A batch of JSON lines is written once it holds this many bytes, or `BATCH_MS` after the last write. */
+/** A batch of JSON lines is written once it holds this many bytes, a shorter one `BATCH_MS` after its first line. */
 const BATCH_BYTES = 8192;
 const BATCH_MS = 100;
 
 /**
- * pino's JSON lines on stdout, written in batches rather than one write per line: with a line
- * per request, the writes cost the server 5 to 10 µs of CPU per `tools/call` under `npm run bench`
- * load (issue 13). A line waits at most `BATCH_MS`; a batch still pending when the process exits
- * is written then (pino flushes the destinations it made on exit), so only a SIGKILL loses lines.
- * Lines go in as buffers: given text, sonic-boom measures its whole pending batch again for every
- * line it appends.
+ * pino's JSON lines on stdout, written in batches rather than one write per line: with a line per
+ * request, writing each cost the server about 10 µs of CPU per `tools/call` more under
+ * `npm run bench` load (issue 13). A line waits at most about `BATCH_MS`; a batch still pending
+ * when the process exits is written then (pino flushes the destinations it made on exit), so only
+ * a SIGKILL loses lines. Lines go in as buffers: given text, sonic-boom measures its whole pending
+ * batch again for every line it appends. The flush is timed here rather than by sonic-boom's
+ * `periodicFlush`, which writes (nothing) ten times a second on an idle server too.
  */
 export function jsonLineStream(fd = 1): DestinationStream {
-  const stream = pino.destination({ dest: fd, minLength: BATCH_BYTES, periodicFlush: BATCH_MS, contentMode: 'buffer' });
+  const stream = pino.destination({ dest: fd, minLength: BATCH_BYTES, contentMode: 'buffer' });
   // In buffer mode sonic-boom's `write` takes buffers, though its types name only strings.
   const writeBuffer = stream.write.bind(stream) as unknown as (line: Buffer) => boolean;
-  return { write: (line: string) => writeBuffer(Buffer.from(line)) };
+  let pendingBytes = 0;
+  let flushTimer: NodeJS.Timeout | undefined;
+  stream.on('write', (written: number) => (pendingBytes -= written));
+  const flush = () => {
+    flushTimer = undefined;
+    if (pendingBytes === 0) return;
+    // Does nothing while a write is in flight, and its own write is counted once done: checked again.
+    stream.flush();
+    flushTimer = setTimeout(flush, BATCH_MS).unref();
+  };
+  return {
+    write: (line: string) => {
+      const bytes = Buffer.from(line);
+      pendingBytes += bytes.length;
+      writeBuffer(bytes);
+      flushTimer ??= setTimeout(flush, BATCH_MS).unref();
+    },
+  };
 }
 
 /** The destination of the application's lines in the chosen format: pretty lines, or batched JSON lines. */
