@@ -47,8 +47,9 @@ const BATCH_MS = 100;
  */
 export function jsonLineStream(fd = 1): DestinationStream {
   const stream = pino.destination({ dest: fd, minLength: BATCH_BYTES, contentMode: 'buffer' });
-  // In buffer mode sonic-boom's `write` takes buffers, though its types name only strings.
-  const writeBuffer = stream.write.bind(stream) as unknown as (line: Buffer) => boolean;
+  // In buffer mode sonic-boom's `write` takes buffers, though its types name only strings. Looked up
+  // on each call: pino replaces it with a no-op once stdout's reader has gone (EPIPE).
+  const buffers = stream as unknown as { write(line: Buffer): boolean };
   let pendingBytes = 0;
   let flushTimer: NodeJS.Timeout | undefined;
   stream.on('write', (written: number) => (pendingBytes -= written));
@@ -63,7 +64,7 @@ export function jsonLineStream(fd = 1): DestinationStream {
     write: (line: string) => {
       const bytes = Buffer.from(line);
       pendingBytes += bytes.length;
-      writeBuffer(bytes);
+      buffers.write(bytes);
       flushTimer ??= setTimeout(flush, BATCH_MS).unref();
     },
   };
