@@ -129,7 +129,7 @@ try {
   assert.deepEqual(hello.structuredContent, { text: 'Hello, Ada', maxSessions: 10000 });
   const typedCall = await rpc(server.url, 'tools/call', { name: 'typed_tool', arguments: { count: 21 } });
   assert.deepEqual(typedCall.structuredContent, { doubled: 42, label: null, one: 1 });
-  // Log lines are written in batches, up to about 100 ms after they are logged.
+  // Log lines reach stdout asynchronously, possibly after the answers.
   for (let waited = 0; !/Loaded tool: typed_tool/.test(server.output()) && waited < 5000; waited += 50) await new Promise((done) => setTimeout(done, 50));
   assert.match(server.output(), /Loaded tool: typed_tool/);
   console.log('server: directory tools listed and called for agent smoke');

@@ -32,45 +32,22 @@ export function prettyStream(destination: number | NodeJS.WritableStream = 1): D
   });
 }
 
-/** A batch of JSON lines is written once it holds this many bytes, a shorter one `BATCH_MS` after its first line. */
-const BATCH_BYTES = 8192;
-const BATCH_MS = 100;
-
 /**
- * pino's JSON lines on stdout, written in batches rather than one write per line: with a line per
- * request, writing each cost the server about 10 µs of CPU per `tools/call` more under
- * `npm run bench` load (issue 13). A line waits at most about `BATCH_MS`; a batch still pending
- * when the process exits is written then (pino flushes the destinations it made on exit), so only
- * a SIGKILL loses lines. Lines go in as buffers: given text, sonic-boom measures its whole pending
- * batch again for every line it appends. The flush is timed here rather than by sonic-boom's
- * `periodicFlush`, which writes (nothing) ten times a second on an idle server too.
+ * pino's JSON lines on stdout through sonic-boom, handed over as buffers. A line is written at once
+ * when no write is in flight; the lines logged while one is are gathered and written together after
+ * it, so under load one write carries many lines. Given text instead, sonic-boom measures its whole
+ * gathered text again for every line it appends, which cost a `tools/call` about 10 µs of server CPU
+ * under `npm run bench` load (issue 13). pino writes what is still gathered when the process exits.
  */
 export function jsonLineStream(fd = 1): DestinationStream {
-  const stream = pino.destination({ dest: fd, minLength: BATCH_BYTES, contentMode: 'buffer' });
+  const stream = pino.destination({ dest: fd, contentMode: 'buffer' });
   // In buffer mode sonic-boom's `write` takes buffers, though its types name only strings. Looked up
   // on each call: pino replaces it with a no-op once stdout's reader has gone (EPIPE).
   const buffers = stream as unknown as { write(line: Buffer): boolean };
-  let pendingBytes = 0;
-  let flushTimer: NodeJS.Timeout | undefined;
-  stream.on('write', (written: number) => (pendingBytes -= written));
-  const flush = () => {
-    flushTimer = undefined;
-    if (pendingBytes === 0) return;
-    // Does nothing while a write is in flight, and its own write is counted once done: checked again.
-    stream.flush();
-    flushTimer = setTimeout(flush, BATCH_MS).unref();
-  };
-  return {
-    write: (line: string) => {
-      const bytes = Buffer.from(line);
-      pendingBytes += bytes.length;
-      buffers.write(bytes);
-      flushTimer ??= setTimeout(flush, BATCH_MS).unref();
-    },
-  };
+  return { write: (line: string) => buffers.write(Buffer.from(line)) };
 }
 
-/** The destination of the application's lines in the chosen format: pretty lines, or batched JSON lines. */
+/** The destination of the application's lines in the chosen format: pretty lines, or JSON lines. */
 export function logDestination(format: LogFormat): DestinationStream {
   return resolveLogFormat(format) === 'pretty' ? prettyStream() : jsonLineStream();
 }
