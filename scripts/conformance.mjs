@@ -2,7 +2,7 @@
 // Runs the official MCP conformance suite against the built server, the way the suite scores a
 // revision (`server --url <url> --requirements <revision>`), for every revision we claim.
 //
-// Starts dist/apps/server/src/main.js on a free port with MCP_CONFORMANCE_FIXTURES=true, waits
+// Starts dist/apps/server/src/main.js on a free port and a throw-away DATA_DIR with MCP_CONFORMANCE_FIXTURES=true, waits
 // until it answers, runs the suite per revision with a Node >= 22 binary (the suite needs it; the
 // server itself runs on this Node; see findSuiteNode), prints a summary and exits non-zero if any scored scenario
 // failed, the suite could not run, or the server died. Not-scored scenarios (pending, extensions)
@@ -115,11 +115,15 @@ function freePort() {
   });
 }
 
-/** Starts the built server; `exited` settles if it stops for any reason. */
-function startServer(port) {
+/**
+ * Starts the built server; `exited` settles if it stops for any reason. Its data goes to `dataDir`,
+ * not the repository's ./data: a server started with `npm start` holds that one (and keeps the
+ * developer's own data there, which the suite's fixtures have no business in).
+ */
+function startServer(port, dataDir) {
   const child = spawn(process.execPath, [SERVER], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', MCP_CONFORMANCE_FIXTURES: 'true', NO_COLOR: '1' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MCP_CONFORMANCE_FIXTURES: 'true', NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = [];
@@ -229,7 +233,7 @@ for (const revision of revisions) scenarios.set(revision, await listScenarios(re
 const workDir = await mkdtemp(join(tmpdir(), 'mcp-conformance-'));
 const port = await freePort();
 const url = `http://127.0.0.1:${port}/mcp`;
-const server = startServer(port);
+const server = startServer(port, join(workDir, 'data'));
 let ok = true;
 try {
   await waitUntilAnswering(url, server);
