@@ -36,6 +36,8 @@ const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
 
 type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
 
+const acceptsJsonAndEventStream = (accept: string | undefined) => !!accept?.includes('application/json') && accept.includes('text/event-stream');
+
 /**
  * A POST whose `Accept` header is absent or lists the bare wildcard (as `curl -d` sends it) takes any
  * answer, so it is served as a client taking both forms would be; the shared server and the fast
@@ -44,8 +46,9 @@ type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
  */
 function acceptJsonWhenUnstated(request: FastifyRequest): boolean {
   const accept = request.raw.headers.accept;
+  // What MCP clients send, checked first: it is nearly every request, and needs no splitting.
+  if (acceptsJsonAndEventStream(accept)) return false;
   if (accept !== undefined && !accept.split(',').some((range) => range.split(';', 1)[0].trim() === '*/*')) return false;
-  if (accept?.includes('application/json') && accept.includes('text/event-stream')) return false;
   request.raw.headers.accept = 'application/json, text/event-stream';
   return true;
 }
@@ -57,7 +60,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
 
 /** The SDK's rule for a 2025 POST, with the SDK's wording. */
 const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json and text/event-stream';
-const acceptsJsonAndEventStream = (accept: string | undefined) => !!accept?.includes('application/json') && accept.includes('text/event-stream');
 
 /**
  * Routes each `/mcp` exchange to the part of the SDK that serves it:

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// `npm run bench:instructions`: machine instructions per `tools/call echo`, against bare Fastify.
+//
+// `npm run bench` measures time, which on a shared 2-core VM moves by a third between runs of the
+// same build (the machine, not the code); a change worth a few percent cannot be seen there. This
+// counts the instructions the server's main thread executes per request under valgrind's callgrind,
+// which repeat within a few percent whatever else the machine does, so two builds can be compared.
+// It leaves out what time includes: kernel work (the socket writes, waking the client), cache
+// misses, and the collector's and compiler's helper threads.
+//
+// Per round and server: start it under callgrind with instrumentation off, warm it up with
+// BENCH_WARMUP requests (so the JIT has settled), switch instrumentation on, send BENCH_REQUESTS,
+// dump, stop. Rounds alternate between our server (embedded database) and bare Fastify; the medians
+// are printed with their ratio. Needs valgrind (`callgrind_control` comes with it).
+// Settings: BENCH_ROUNDS=2 BENCH_REQUESTS=4000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import autocannon from 'autocannon';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const setting = (name, fallback) => {
+  const value = Number(process.env[name] || fallback);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${process.env[name]}"`);
+  return value;
+};
+const ROUNDS = setting('BENCH_ROUNDS', 2);
+const REQUESTS = setting('BENCH_REQUESTS', 4000);
+const WARMUP = setting('BENCH_WARMUP', 10000);
+const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
+const HOST = '127.0.0.1';
+const START_TIMEOUT_MS = 300_000;
+
+const ECHO = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const SERVERS = [
+  { name: 'echo', script: 'dist/apps/server/src/main.js', nodeArgs: ['--max-semi-space-size=4', '--max-old-space-size=1000'] },
+  { name: 'bare', script: 'bench/bare-fastify.mjs', nodeArgs: [] },
+];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().on('error', reject);
+    server.listen(0, HOST, () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const load = (url, amount) =>
+  new Promise((resolve, reject) =>
+    autocannon({ url, method: 'POST', headers: HEADERS, body: ECHO, connections: CONNECTIONS, amount }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    ),
+  );
+
+/** The main thread's instruction count in a callgrind dump directory (`--separate-threads`: thread 1's files end in `-01`). */
+function mainThreadInstructions(directory) {
+  let total = 0;
+  for (const file of readdirSync(directory).filter((name) => name.endsWith('-01'))) {
+    const summary = readFileSync(path.join(directory, file), 'utf8').match(/^(?:summary|totals): (\d+)/m);
+    if (summary) total += Number(summary[1]);
+  }
+  return total;
+}
+
+/** One server, one round: instructions per request of its main thread, once warmed up. */
+async function measure({ name, script, nodeArgs }) {
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'mcp-instructions-'));
+  const port = await freePort();
+  // valgrind names its control pipes after USER and HOST, and callgrind_control must find them.
+  const env = {
+    ...process.env,
+    USER: process.env.USER || os.userInfo().username,
+    HOST,
+    PORT: String(port),
+    DATA_DIR: path.join(scratch, 'data'),
+    DATABASE_URL: '',
+    RATE_LIMIT_REQUESTS: '0',
+    RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
+  };
+  const valgrind = [
+    '--tool=callgrind',
+    '--instr-atstart=no',
+    '--separate-threads=yes',
+    '--smc-check=all-non-file',
+    `--callgrind-out-file=${scratch}/callgrind.%p`,
+  ];
+  const child = spawn('valgrind', [...valgrind, process.execPath, ...nodeArgs, path.join(root, script)], { cwd: root, env, stdio: 'ignore' });
+  const control = (flag) => promisify(execFile)('callgrind_control', [flag, String(child.pid)], { env });
+  const url = `http://${HOST}:${port}/mcp`;
+  try {
+    await answered(url, child);
+    await load(url, WARMUP);
+    await control('--instr=on');
+    const result = await load(url, REQUESTS);
+    await control('--dump');
+    if (result.non2xx || result.errors || result.timeouts)
+      throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    return mainThreadInstructions(scratch) / result.requests.total;
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** Waits for the server to answer `echo` correctly; a server that answers wrongly is not measured. */
+async function answered(url, child) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline && child.exitCode === null) {
+    const answer = await fetch(url, { method: 'POST', headers: HEADERS, body: ECHO }).then(
+      (response) => response.text(),
+      () => undefined,
+    );
+    if (answer !== undefined) {
+      if (JSON.parse(answer).result?.structuredContent?.echo !== 'hi') throw new Error(`echo answered ${answer.slice(0, 300)}`);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  throw new Error(`${url} did not answer (valgrind exit code ${child.exitCode})`);
+}
+
+function median(values) {
+  const sorted = values.toSorted((a, b) => a - b);
+  const middle = sorted.length / 2;
+  return Number.isInteger(middle) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[Math.floor(middle)];
+}
+const thousands = (value) => `${(value / 1000).toFixed(1)}k`;
+
+try {
+  await promisify(execFile)('valgrind', ['--version']);
+} catch {
+  console.error('bench:instructions needs valgrind (with callgrind_control) on the PATH, e.g. `apt-get install valgrind`');
+  process.exit(1);
+}
+console.log(
+  `instructions per tools/call echo (main thread, callgrind): ${ROUNDS} rounds, ${WARMUP} warm-up + ${REQUESTS} measured requests, ${CONNECTIONS} connections`,
+);
+const counts = new Map(SERVERS.map(({ name }) => [name, []]));
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const server of SERVERS) {
+    const perRequest = await measure(server);
+    counts.get(server.name).push(perRequest);
+    console.log(`round ${round}  ${server.name.padEnd(5)} ${thousands(perRequest)} instructions per request`);
+  }
+}
+const echo = median(counts.get('echo'));
+const bare = median(counts.get('bare'));
+console.log(`\nmedian: echo ${thousands(echo)}, bare Fastify ${thousands(bare)}; bare / echo = ${(bare / echo).toFixed(2)}`);
