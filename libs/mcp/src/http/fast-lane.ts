@@ -309,10 +309,22 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** The headers of the SDK's streamable HTTP transport on an SSE answer. */
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
+/**
+ * One `writeHead` and one socket write. A cached payload (a tool list) goes out as it is between
+ * its envelope's strings, corked into the same write: copied into a fresh buffer per answer, 218 kB
+ * for 200 tools, it made V8 run a full collection every ~0.6 s for the external memory.
+ */
 function writeOnce(response: ServerResponse, headers: Record<string, string>, parts: (string | Buffer)[]): void {
-  const body = parts.every((part) => typeof part === 'string')
-    ? parts.join('')
-    : Buffer.concat(parts.map((part) => (typeof part === 'string' ? Buffer.from(part) : part)));
-  response.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(body) });
-  response.end(body);
+  if (parts.every((part) => typeof part === 'string')) {
+    const body = parts.join('');
+    response.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+    return;
+  }
+  const length = parts.reduce((total, part) => total + Buffer.byteLength(part), 0);
+  response.writeHead(200, { ...headers, 'content-length': length });
+  response.cork();
+  for (const part of parts.slice(0, -1)) response.write(part);
+  // `end` uncorks: the head and every part leave in one write.
+  response.end(parts.at(-1));
 }
