@@ -12,7 +12,7 @@
 // BENCH_WARMUP requests (so the JIT has settled), switch instrumentation on, send BENCH_REQUESTS,
 // dump, stop. Rounds alternate between our server (embedded database) and bare Fastify; the medians
 // are printed with their ratio. Needs valgrind (`callgrind_control` comes with it).
-// Settings: BENCH_ROUNDS=2 BENCH_REQUESTS=4000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10
+// Settings: BENCH_ROUNDS=3 BENCH_REQUESTS=8000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10 (about ten minutes)
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -28,8 +28,8 @@ const setting = (name, fallback) => {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${process.env[name]}"`);
   return value;
 };
-const ROUNDS = setting('BENCH_ROUNDS', 2);
-const REQUESTS = setting('BENCH_REQUESTS', 4000);
+const ROUNDS = setting('BENCH_ROUNDS', 3);
+const REQUESTS = setting('BENCH_REQUESTS', 8000);
 const WARMUP = setting('BENCH_WARMUP', 10000);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
 const HOST = '127.0.0.1';
