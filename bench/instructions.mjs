@@ -34,6 +34,7 @@ const WARMUP = setting('BENCH_WARMUP', 10000);
 const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
 const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 300_000;
+const run = promisify(execFile);
 
 const ECHO = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -92,7 +93,7 @@ async function measure({ name, script, nodeArgs }) {
     `--callgrind-out-file=${scratch}/callgrind.%p`,
   ];
   const child = spawn('valgrind', [...valgrind, process.execPath, ...nodeArgs, path.join(root, script)], { cwd: root, env, stdio: 'ignore' });
-  const control = (flag) => promisify(execFile)('callgrind_control', [flag, String(child.pid)], { env });
+  const control = (flag) => run('callgrind_control', [flag, String(child.pid)], { env });
   const url = `http://${HOST}:${port}/mcp`;
   try {
     await answered(url, child);
@@ -134,7 +135,7 @@ function median(values) {
 const thousands = (value) => `${(value / 1000).toFixed(1)}k`;
 
 try {
-  await promisify(execFile)('valgrind', ['--version']);
+  await run('valgrind', ['--version']);
 } catch {
   console.error('bench:instructions needs valgrind (with callgrind_control) on the PATH, e.g. `apt-get install valgrind`');
   process.exit(1);
