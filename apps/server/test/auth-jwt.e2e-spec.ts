@@ -202,6 +202,28 @@ describe('the admin guard', () => {
   });
 });
 
+describe("passport's AuthGuard() in an app's own controller", () => {
+  it('takes a valid JWT, and refuses no token, a forged one and an MCP secret with 401', async () => {
+    const url = new URL('/passport-probe', running.url);
+    const get = (headers: Record<string, string> = {}) => fetch(url, { headers });
+    const token = await cliToken(running, ENV, '--sub', 'passport-user', '--email', 'pat@example.com');
+    const accepted = await get(bearer(token));
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toEqual({ email: 'pat@example.com' });
+    expect((await get()).status).toBe(401);
+    expect(
+      (await get(bearer(await signHs256('another-secret-that-is-at-least-32-chars', { sub: 'x', iss: ISSUER, aud: 'mirobody', exp: now() + 60 })))).status,
+    ).toBe(401);
+    const created = await fetch(new URL('/api/mcp-secrets', running.url), {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const { secret } = (await created.json()) as { secret: string };
+    expect((await get(bearer(secret))).status).toBe(401);
+  });
+});
+
 describe('admin through ADMIN_EMAILS only for an address a token verified (finding 3)', () => {
   const boss = (sub: string, claims: Record<string, unknown>) =>
     signHs256(TEST_JWT_SECRET, { sub, iss: ISSUER, aud: 'mirobody', email: 'boss@example.com', ...claims });

@@ -1,4 +1,5 @@
-import { Controller, Get, Module } from '@nestjs/common';
+import { Controller, Get, Module, Req, UseGuards } from '@nestjs/common';
+import { AuthGuard } from '@nestjs/passport';
 import { AdminOnly, CurrentCaller } from '@app/auth';
 import type { UserInfo } from '@app/common';
 
@@ -12,5 +13,15 @@ class AdminProbeController {
   }
 }
 
-@Module({ controllers: [AdminProbeController] })
+/** A route behind passport's own `AuthGuard()`, as an app used to `@nestjs/passport` would write it: the app's JWT strategy by default. */
+@Controller('passport-probe')
+class PassportProbeController {
+  @Get()
+  @UseGuards(AuthGuard())
+  whoami(@Req() request: { user: UserInfo }) {
+    return { email: request.user.email ?? null };
+  }
+}
+
+@Module({ controllers: [AdminProbeController, PassportProbeController] })
 export class AdminProbeModule {}
