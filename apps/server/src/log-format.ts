@@ -1,6 +1,6 @@
+import { createRequire } from 'node:module';
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger as PinoInstance } from 'pino';
-import pinoPretty from 'pino-pretty';
 import type { LogFormat, LogLevel } from './config.js';
 
 /** `auto` means readable lines for a person at a terminal, JSON lines for a log collector. */
@@ -14,6 +14,8 @@ export function resolveLogFormat(format: LogFormat, stdoutIsTerminal = process.s
  * it serves a developer's terminal, and no line is lost when the process exits right after it.
  */
 export function prettyStream(destination: number | NodeJS.WritableStream = 1): DestinationStream {
+  // Loaded only for a terminal: a server writing JSON lines does not keep pino-pretty's modules in memory.
+  const pinoPretty = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return pinoPretty({
     destination,
     sync: true,

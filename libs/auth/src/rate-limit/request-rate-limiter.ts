@@ -1,6 +1,7 @@
+import { createRequire } from 'node:module';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { McpRateLimit, RateLimitVerdict } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
@@ -90,6 +91,8 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   }
 
   private connect(url: string): Redis {
+    // Loaded only with REDIS_URL: an instance counting in memory does not keep ioredis's modules in memory.
+    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
     // No offline queue: while Redis is away a count fails at once and the in-memory limiter takes over.
     const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
     let lastError = '';

@@ -34,6 +34,8 @@ export interface FileStorage {
   signedReadUrl(objectKey: string, options: SignedUrlOptions): Promise<string>;
   /** A path on this machine holding the object, when the backend keeps objects on local disk. */
   localPath(objectKey: string): string | undefined;
+  /** Releases what the backend holds open (an HTTP client's sockets); called once, when the app stops. */
+  destroy?(): void;
 }
 
 /** Injection token for the configured `FileStorage`. */
