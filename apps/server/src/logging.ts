@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { DynamicModule } from '@nestjs/common';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.js';
@@ -105,6 +105,22 @@ export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requ
 }
 
 const roundedElapsed = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
+
+/**
+ * Fastify's `frameworkErrors`: a target whose route parameter it cannot decode (`/mcp/%ff`,
+ * FST_ERR_BAD_URL) is answered outside every route, where no hook runs, so such a request got
+ * neither a request id nor a request line. Answered as Fastify does (400, its JSON error), with both.
+ */
+export function answerUndecodableUrl(logger: () => Logger): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (error, request, reply) => {
+    reply.raw.setHeader('x-request-id', request.id);
+    reply.raw.once('finish', () =>
+      logger().info({ reqId: request.id, req: request, res: reply.raw, responseTime: roundedElapsed(reply) }, 'request completed'),
+    );
+    const statusCode = error.statusCode ?? 400;
+    void reply.code(statusCode).send({ error: 'Bad Request', code: error.code, message: error.message, statusCode });
+  };
+}
 
 /** The logger's parts pino's own `info` assembles a line from (`pino.symbols` exposes them for such uses). */
 interface PinoLineParts {

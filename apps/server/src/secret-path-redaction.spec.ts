@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { rawRequest } from '../test/support/raw-http.js';
-import { completedRequestLine, loggedUrl, serializers } from './logging.js';
+import { answerUndecodableUrl, completedRequestLine, loggedUrl, serializers } from './logging.js';
 
 const SECRET = 'mrb_sk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcdefg';
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
@@ -44,7 +44,7 @@ describe('request lines through real HTTP (finding 5)', () => {
   beforeAll(async () => {
     const completed = completedRequestLine(capture(written));
     const reference = capture(byPino);
-    fastify = Fastify();
+    fastify = Fastify({ frameworkErrors: answerUndecodableUrl(() => reference) });
     fastify.all('/mcp', async () => 'ok');
     fastify.all('/mcp/:secret', async () => 'ok');
     fastify.addHook('onResponse', (request, reply, done) => {
@@ -88,6 +88,16 @@ describe('request lines through real HTTP (finding 5)', () => {
     const comparable = (line: string) => line.replace(/"time":\d+/, '"time":0').replace(/"responseTime":[\d.]+/, '"responseTime":0');
     expect(written.map(comparable)).toEqual(byPino.map(comparable));
     expect(written.map((line) => (JSON.parse(line) as { res: { statusCode: number } }).res.statusCode)).toEqual([200, 200, 200, 404, 404]);
+  });
+
+  it('writes a line for a target Fastify cannot decode, without the secret in it', async () => {
+    const response = await rawRequest(url, `/mcp/${SECRET}%ff`, { method: 'POST' });
+    expect(response.status).toBe(400);
+    while (byPino.length < 1) await new Promise((settle) => setTimeout(settle, 5));
+    expect(byPino).toHaveLength(1);
+    expect(byPino[0]).not.toContain(SECRET.slice(7, 20));
+    expect(JSON.parse(byPino[0])).toMatchObject({ msg: 'request completed', req: { method: 'POST', url: '/mcp/[redacted]' }, res: { statusCode: 400 } });
+    expect(written).toEqual([]);
   });
 
   it("writes nothing below the logger's level", () => {

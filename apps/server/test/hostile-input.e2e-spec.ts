@@ -99,3 +99,21 @@ describe('finding 18: secret errors', () => {
     expect(revoked.json().error.message).toBe(unknown.json().error.message);
   });
 });
+
+describe('targets Fastify cannot decode', () => {
+  it.each([
+    ['POST', '/mcp/%ff'],
+    ['POST', '/mcp/mrb_sk_abc%ff'],
+    ['GET', '/api/files/%c3'],
+    ['DELETE', '/api/mcp-secrets/%e0%80'],
+  ])('%s %s answers 400 naming the bad component, with a request id, with and without a credential', async (method, target) => {
+    for (const credential of [bearer(jwt), {}]) {
+      const headers = { ...credential, 'content-type': 'application/json' };
+      const response = await fetch(new URL(target, running.url), { method, headers, body: method === 'POST' ? echo : undefined });
+      expect(response.status).toBe(400);
+      expect(response.headers.get('x-request-id')).toMatch(/^[\da-f-]{36}$/);
+      const error = { error: 'Bad Request', code: 'FST_ERR_BAD_URL', message: `'${target}' is not a valid url component`, statusCode: 400 };
+      expect(await response.json()).toEqual(error);
+    }
+  });
+});
