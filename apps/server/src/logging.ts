@@ -107,9 +107,11 @@ export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requ
 const roundedElapsed = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
 
 /**
- * Fastify's `frameworkErrors`: a target whose route parameter it cannot decode (`/mcp/%ff`,
- * FST_ERR_BAD_URL) is answered outside every route, where no hook runs, so such a request got
- * neither a request id nor a request line. Answered as Fastify does (400, its JSON error), with both.
+ * Fastify's `frameworkErrors`: a target whose route parameter it cannot decode (`/mcp/%ff`, 400) or
+ * that is longer than `maxParamLength` (414) is answered by the router, before any hook, so such a
+ * request got neither a request id nor a request line. Answered as Fastify does (its status and JSON
+ * error), with both. It replaces the Nest adapter's own handler, which adds only the headers of
+ * `app.useSecurityHeaders()`, not used here.
  */
 export function answerUndecodableUrl(logger: () => Logger): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {

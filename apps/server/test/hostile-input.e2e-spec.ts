@@ -116,4 +116,12 @@ describe('targets Fastify cannot decode', () => {
       expect(await response.json()).toEqual(error);
     }
   });
+
+  it('a route parameter longer than 100 characters answers 414, with a request id', async () => {
+    const target = `/mcp/${'a'.repeat(150)}`;
+    const response = await fetch(new URL(target, running.url), { method: 'POST', headers: JSON_HEADERS, body: echo });
+    expect(response.status).toBe(414);
+    expect(response.headers.get('x-request-id')).toMatch(/^[\da-f-]{36}$/);
+    expect(await response.json()).toMatchObject({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 });
+  });
 });
