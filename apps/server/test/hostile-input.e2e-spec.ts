@@ -100,7 +100,7 @@ describe('finding 18: secret errors', () => {
   });
 });
 
-describe('targets Fastify cannot decode', () => {
+describe("targets Fastify's router refuses", () => {
   it.each([
     ['POST', '/mcp/%ff'],
     ['POST', '/mcp/mrb_sk_abc%ff'],
