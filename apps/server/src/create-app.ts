@@ -8,13 +8,13 @@ import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
 import { registerCors } from './cors.js';
 import { withQuietStartup } from './log-format.js';
-import { answerUndecodableUrl, echoRequestId, logRequests, requestId } from './logging.js';
+import { answerRefusedTarget, echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(config: AppConfig, options: AppExtensions & { logger?: false } = {}): Promise<NestFastifyApplication> {
   const silent = options.logger === false;
-  const adapter = new FastifyAdapter({ genReqId: requestId, frameworkErrors: answerUndecodableUrl(() => PinoLogger.root) });
+  const adapter = new FastifyAdapter({ genReqId: requestId, frameworkErrors: answerRefusedTarget(() => PinoLogger.root) });
   echoRequestId(adapter.getInstance());
   registerCors(adapter.getInstance(), config.CORS_ORIGINS);
   registerMcpBodyParsers(adapter.getInstance());

@@ -91,8 +91,7 @@ export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requ
   }
   const completed = completedRequestLine(PinoLogger.root);
   fastify.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode >= 500)
-      PinoLogger.root.error({ reqId: request.id, req: request, res: reply.raw, responseTime: roundedElapsed(reply) }, 'request failed');
+    if (reply.statusCode >= 500) PinoLogger.root.error(requestLineFields(request, reply), 'request failed');
     else completed(request, reply);
     done();
   });
@@ -106,6 +105,14 @@ export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requ
 
 const roundedElapsed = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
 
+/** What a request line says of an answered request, for pino with `serializers`. */
+const requestLineFields = (request: FastifyRequest, reply: FastifyReply) => ({
+  reqId: request.id,
+  req: request,
+  res: reply.raw,
+  responseTime: roundedElapsed(reply),
+});
+
 /**
  * Fastify's `frameworkErrors`: a target whose route parameter it cannot decode (`/mcp/%ff`, 400) or
  * that is longer than `maxParamLength` (414) is answered by the router, before any hook, so such a
@@ -113,12 +120,10 @@ const roundedElapsed = (reply: FastifyReply) => Math.round(reply.elapsedTime * 1
  * error), with both. It replaces the Nest adapter's own handler, which adds only the headers of
  * `app.useSecurityHeaders()`, not used here.
  */
-export function answerUndecodableUrl(logger: () => Logger): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function answerRefusedTarget(logger: () => Logger): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (error, request, reply) => {
     reply.raw.setHeader('x-request-id', request.id);
-    reply.raw.once('finish', () =>
-      logger().info({ reqId: request.id, req: request, res: reply.raw, responseTime: roundedElapsed(reply) }, 'request completed'),
-    );
+    reply.raw.once('finish', () => logger().info(requestLineFields(request, reply), 'request completed'));
     const statusCode = error.statusCode ?? 400;
     void reply.code(statusCode).send({ error: 'Bad Request', code: error.code, message: error.message, statusCode });
   };

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { rawRequest } from '../test/support/raw-http.js';
-import { answerUndecodableUrl, completedRequestLine, loggedUrl, serializers } from './logging.js';
+import { answerRefusedTarget, completedRequestLine, loggedUrl, serializers } from './logging.js';
 
 const SECRET = 'mrb_sk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abcdefg';
 const JWT = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJl';
@@ -44,7 +44,7 @@ describe('request lines through real HTTP (finding 5)', () => {
   beforeAll(async () => {
     const completed = completedRequestLine(capture(written));
     const reference = capture(byPino);
-    fastify = Fastify({ frameworkErrors: answerUndecodableUrl(() => reference) });
+    fastify = Fastify({ frameworkErrors: answerRefusedTarget(() => reference) });
     fastify.all('/mcp', async () => 'ok');
     fastify.all('/mcp/:secret', async () => 'ok');
     fastify.addHook('onResponse', (request, reply, done) => {
