@@ -18,8 +18,12 @@ export const TOO_DEEP_MESSAGE = `JSON body nested deeper than ${MAX_JSON_DEPTH} 
 /** A `/mcp` body refused for its nesting, answered 400 with a JSON-RPC error. */
 export class TooDeepBody {}
 
-/** One pass over the text, before any parsing: brackets inside strings do not count. */
+/** At most one pass over the text, before any parsing: brackets inside strings do not count. */
 export function nestedDeeperThan(text: string, limit: number): boolean {
+  // A body with no more opening brackets than the limit (nearly every request: an echo call has
+  // four) cannot nest deeper. Counted with `indexOf`, a few native searches, instead of a walk over
+  // every character in JavaScript, which took half as long as parsing such a body.
+  if (!moreOpeningBracketsThan(text, limit)) return false;
   let depth = 0;
   let inString = false;
   for (let index = 0; index < text.length; index++) {
@@ -32,6 +36,16 @@ export function nestedDeeperThan(text: string, limit: number): boolean {
     else if (char === 0x5b || char === 0x7b) {
       if (++depth > limit) return true;
     } else if (char === 0x5d || char === 0x7d) depth--;
+  }
+  return false;
+}
+
+function moreOpeningBracketsThan(text: string, limit: number): boolean {
+  let count = 0;
+  for (const bracket of ['{', '[']) {
+    for (let at = text.indexOf(bracket); at !== -1; at = text.indexOf(bracket, at + 1)) {
+      if (++count > limit) return true;
+    }
   }
   return false;
 }
