@@ -10,9 +10,10 @@
 //
 // Per round and server: start it under callgrind with instrumentation off, warm it up with
 // BENCH_WARMUP requests (so the JIT has settled), switch instrumentation on, send BENCH_REQUESTS,
-// dump, stop. Rounds alternate between our server (embedded database) and bare Fastify; the medians
-// are printed with their ratio. Needs valgrind (`callgrind_control` comes with it).
-// Settings: BENCH_ROUNDS=3 BENCH_REQUESTS=8000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10 (about ten minutes)
+// dump, stop. Rounds alternate between our server (embedded database), bare Fastify and the Nest
+// floor (bench/nest-floor.mjs: bare Fastify's answer through Nest's adapter, with @fastify/multipart);
+// the medians are printed with their ratios. Needs valgrind (`callgrind_control` comes with it).
+// Settings: BENCH_ROUNDS=3 BENCH_REQUESTS=8000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10 (about fifteen minutes)
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -41,6 +42,7 @@ const HEADERS = { 'content-type': 'application/json', accept: 'application/json,
 const SERVERS = [
   { name: 'echo', script: 'dist/apps/server/src/main.js', nodeArgs: ['--max-semi-space-size=4', '--max-old-space-size=1000'] },
   { name: 'bare', script: 'bench/bare-fastify.mjs', nodeArgs: [] },
+  { name: 'nest', script: 'bench/nest-floor.mjs', nodeArgs: [] },
 ];
 
 function freePort() {
@@ -151,6 +153,6 @@ for (let round = 1; round <= ROUNDS; round++) {
     console.log(`round ${round}  ${server.name.padEnd(5)} ${thousands(perRequest)} instructions per request`);
   }
 }
-const echo = median(counts.get('echo'));
-const bare = median(counts.get('bare'));
-console.log(`\nmedian: echo ${thousands(echo)}, bare Fastify ${thousands(bare)}; bare / echo = ${(bare / echo).toFixed(2)}`);
+const [echo, bare, nest] = ['echo', 'bare', 'nest'].map((name) => median(counts.get(name)));
+console.log(`\nmedian: echo ${thousands(echo)}, bare Fastify ${thousands(bare)}, Nest floor ${thousands(nest)}; bare / echo = ${(bare / echo).toFixed(2)}`);
+console.log(`Nest's adapter and @fastify/multipart alone: bare / Nest floor = ${(bare / nest).toFixed(2)}; our hooks and MCP work: ${thousands(echo - nest)}`);
