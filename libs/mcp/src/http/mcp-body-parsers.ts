@@ -21,7 +21,7 @@ export class TooDeepBody {}
 /** At most one pass over the text, before any parsing: brackets inside strings do not count. */
 export function nestedDeeperThan(text: string, limit: number): boolean {
   // A body with no more opening brackets than the limit (nearly every request: an echo call has
-  // four) cannot nest deeper. Counted with `indexOf`, a few native searches, instead of a walk over
+  // three) cannot nest deeper. Counted with `indexOf`, a few native searches, instead of a walk over
   // every character in JavaScript, which took half as long as parsing such a body.
   if (!moreOpeningBracketsThan(text, limit)) return false;
   let depth = 0;
