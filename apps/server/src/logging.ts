@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { DynamicModule } from '@nestjs/common';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
@@ -125,7 +125,7 @@ export function answerRefusedTarget(logger: () => Logger): (error: FastifyError,
     reply.raw.setHeader('x-request-id', request.id);
     reply.raw.once('finish', () => logger().info(requestLineFields(request, reply), 'request completed'));
     const statusCode = error.statusCode ?? 400;
-    void reply.code(statusCode).send({ error: 'Bad Request', code: error.code, message: error.message, statusCode });
+    void reply.code(statusCode).send({ error: STATUS_CODES[statusCode], code: error.code, message: error.message, statusCode });
   };
 }
 

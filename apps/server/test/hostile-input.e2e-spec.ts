@@ -122,6 +122,6 @@ describe("targets Fastify's router refuses", () => {
     const response = await fetch(new URL(target, running.url), { method: 'POST', headers: JSON_HEADERS, body: echo });
     expect(response.status).toBe(414);
     expect(response.headers.get('x-request-id')).toMatch(/^[\da-f-]{36}$/);
-    expect(await response.json()).toMatchObject({ code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 });
+    expect(await response.json()).toMatchObject({ error: 'URI Too Long', code: 'FST_ERR_MAX_PARAM_LENGTH', statusCode: 414 });
   });
 });
