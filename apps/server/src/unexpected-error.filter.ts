@@ -1,7 +1,8 @@
 import { Catch, HttpException, InternalServerErrorException, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
 import { QueryFailedError } from 'typeorm';
-import { DomainError, DomainErrorFilter } from '@app/common';
+import { DomainError, DomainErrorFilter, InvalidInputError, isUnstorableText, NUL_PROBLEM, pathsWithNul } from '@app/common';
 
 /**
  * Errors nobody expected answer 500 as Nest's own filter would, but their log line carries the
@@ -18,10 +19,19 @@ export class UnexpectedErrorFilter extends BaseExceptionFilter {
   override catch(exception: unknown, host: ArgumentsHost): void {
     // Whichever global filter Nest tries first, a domain error keeps its own status and message.
     if (exception instanceof DomainError && host.getType() === 'http') return this.domainErrors.catch(exception, host);
+    if (isUnstorableText(exception) && host.getType() === 'http') return this.domainErrors.catch(nulRefusal(host.switchToHttp().getRequest()), host);
     if (exception instanceof HttpException || host.getType() !== 'http' || isClientError(exception)) return super.catch(exception, host);
     this.logger.error(describe(exception), stackFrames(exception));
     super.catch(new InternalServerErrorException(), host);
   }
+}
+
+/** The 400 for text the database refused: it names the path parameters, query fields and body fields holding U+0000. */
+function nulRefusal(request: FastifyRequest): InvalidInputError {
+  const paths = [request.params, request.query, request.body].flatMap((part) => pathsWithNul(part));
+  if (paths.length === 0) return new InvalidInputError(`Invalid request: text ${NUL_PROBLEM}`);
+  const fields = Object.fromEntries(paths.map((path) => [path, NUL_PROBLEM]));
+  return new InvalidInputError(`Invalid request: ${paths.map((path) => `${path}: ${NUL_PROBLEM}`).join('; ')}`, fields);
 }
 
 /** Fastify's own errors (a body too large, say) carry a 4xx status: the caller's mistake, answered as such. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { bearer, cliToken, signHs256, TEST_JWT_SECRET } from './support/auth.js';
-import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
+import { bearer, cliToken, signHs256, TEST_JWT_SECRET, withClient } from './support/auth.js';
+import { ERAS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 /** Hostile input answers 4xx naming what was wrong, never 500 (findings 9, 10, 11, 17, 18). */
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' };
@@ -48,6 +48,56 @@ describe('finding 9: NUL characters and out-of-range dates', () => {
     const onMcp = await postRaw(running.url, echo, { ...JSON_HEADERS, ...bearer(token) });
     expect(onMcp.status).toBe(400);
     expect(onMcp.text).toContain(`"${claim}`);
+  });
+});
+
+describe('NUL characters in text the database would store or search', () => {
+  const NUL_PROBLEM = 'must not contain the NUL character (U+0000), which the database cannot store';
+
+  it.each([
+    ['POST', '/api/memories', { text: 'a\u0000b' }, 'text'],
+    ['GET', '/api/memories?q=a%00b', undefined, 'q'],
+    ['GET', '/api/fhir/Observation?code=a%00b', undefined, 'code'],
+    ['DELETE', '/api/conversations/a%00b', undefined, 'conversationId'],
+    ['GET', '/admin/users?q=a%00b', undefined, 'q'],
+  ])('%s %s answers 400 naming the field, for a user and for an admin; 401 without a credential', async (method, target, body, field) => {
+    const admin = await signHs256(TEST_JWT_SECRET, { sub: 'nul-admin', roles: ['admin'] });
+    const send = (credential: Record<string, string>) =>
+      fetch(new URL(target, running.url), {
+        method,
+        headers: { ...credential, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    const expectedForUser = target.startsWith('/admin') ? 403 : 400;
+    const [asUser, asAdmin, anonymous] = [await send(bearer(jwt)), await send(bearer(admin)), await send({})];
+    expect([asUser.status, asAdmin.status, anonymous.status]).toEqual([expectedForUser, 400, 401]);
+    expect(await asAdmin.json()).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: `Invalid request: ${field}: ${NUL_PROBLEM}`,
+      fields: { [field]: NUL_PROBLEM },
+    });
+  });
+
+  it.each(ERAS)('tools given a NUL answer an error result naming the argument, not "Internal error" (%s)', async (era) => {
+    const calls: [string, Record<string, unknown>, string][] = [
+      ['remember', { text: 'a\u0000b' }, 'text'],
+      ['recall_memory', { query: 'a\u0000b' }, 'query'],
+      ['family_health', { code: 'a\u0000b' }, 'code'],
+      ['summarize_conversation', { summary: 'a\u0000b' }, 'summary'],
+    ];
+    await withClient(running.url, era, { ...bearer(jwt), 'x-conversation-id': 'nul-conversation' }, async (client) => {
+      for (const [name, args, argument] of calls) {
+        const result = await client.callTool({ name, arguments: args });
+        expect({ name, isError: result.isError, content: result.content }).toEqual({
+          name,
+          isError: true,
+          content: [{ type: 'text', text: `Invalid arguments for tool "${name}": argument "${argument}" ${NUL_PROBLEM}` }],
+        });
+      }
+      // The same text without the NUL is stored and found: the refusal is about the character only.
+      expect((await client.callTool({ name: 'remember', arguments: { text: 'ab' } })).isError).toBeFalsy();
+    });
   });
 });
 

@@ -34,3 +34,4 @@ export { UserDataContributors, type NamedContributor } from './user-data/user-da
 export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl } from './rest/bearer-challenge.js';
 export { commonConfig } from './common.config.js';
 export { isLoopback, parseUrl } from './config/hosts.js';
+export { isUnstorableText, NUL_PROBLEM, pathsWithNul } from './unstorable-text.js';

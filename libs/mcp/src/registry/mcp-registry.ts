@@ -155,7 +155,7 @@ export class McpRegistry implements OnModuleInit {
       const returned = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
       return toCallToolResult(returned, tool.definition.outputSchema);
     } catch (error) {
-      return toolErrorResult(error, name, requestId ?? randomUUID(), this.logger);
+      return toolErrorResult(error, name, requestId ?? randomUUID(), this.logger, args);
     }
   }
 

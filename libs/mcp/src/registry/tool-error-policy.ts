@@ -1,19 +1,27 @@
 import { HttpException, type Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { DomainError } from '@app/common';
+import { DomainError, isUnstorableText, NUL_PROBLEM, pathsWithNul } from '@app/common';
 import { errorResult } from './tool-result.js';
 
 /**
  * What the model sees of an error a tool threw. A domain error or an `HttpException` was meant
- * for the caller: its message goes out. Anything else (a database error naming a constraint, a
- * bug) stays inside: the model gets "Internal error" and the request id, the log gets the stack.
+ * for the caller: its message goes out. So does the database's refusal of text holding U+0000,
+ * naming the arguments that hold it. Anything else (a database error naming a constraint, a bug)
+ * stays inside: the model gets "Internal error" and the request id, the log gets the stack.
  */
-export function toolErrorResult(error: unknown, tool: string, requestId: string, logger: Logger): CallToolResult {
-  if (error instanceof DomainError || error instanceof HttpException) {
-    logger.warn(`Tool ${tool} refused (request id ${requestId}): ${error.message}`);
-    return errorResult(error.message);
+export function toolErrorResult(error: unknown, tool: string, requestId: string, logger: Logger, args: Record<string, unknown>): CallToolResult {
+  const message = error instanceof DomainError || error instanceof HttpException ? error.message : isUnstorableText(error) ? nulRefusal(tool, args) : undefined;
+  if (message !== undefined) {
+    logger.warn(`Tool ${tool} refused (request id ${requestId}): ${message}`);
+    return errorResult(message);
   }
   const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
   logger.error(`Tool ${tool} failed (request id ${requestId}): ${stack}`);
   return errorResult(`Internal error (request id ${requestId})`);
+}
+
+function nulRefusal(tool: string, args: Record<string, unknown>): string {
+  const paths = pathsWithNul(args);
+  const named = paths.length ? paths.map((path) => `argument "${path}" ${NUL_PROBLEM}`).join('; ') : `text ${NUL_PROBLEM}`;
+  return `Invalid arguments for tool "${tool}": ${named}`;
 }
