@@ -101,6 +101,44 @@ describe('NUL characters in text the database would store or search', () => {
   });
 });
 
+describe('dates at the edges of the calendar, on the embedded database as on PostgreSQL', () => {
+  const weight = {
+    resourceType: 'Observation',
+    status: 'final',
+    code: { coding: [{ system: 'http://loinc.org', code: '29463-7', display: 'Body weight' }] },
+    valueQuantity: { value: 81.5, unit: 'kg' },
+    effectiveDateTime: '2026-01-03T00:00:00Z',
+  };
+
+  beforeAll(async () => {
+    const stored = await fetch(new URL('/api/fhir/Observation', running.url), {
+      method: 'POST',
+      headers: { ...bearer(jwt), 'content-type': 'application/json' },
+      body: JSON.stringify(weight),
+    });
+    expect(stored.status).toBe(201);
+  });
+
+  it.each([
+    ['date=ge0000-01-01', 1],
+    ['date=9999-12-31', 0],
+    ['date=0000', 0],
+    ['date=lt0000-06', 0],
+  ])('GET /api/fhir/Observation?%s answers a search set of %i', async (query, total) => {
+    const response = await fetch(new URL(`/api/fhir/Observation?${query}`, running.url), { headers: bearer(jwt) });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ resourceType: 'Bundle', type: 'searchset', total });
+  });
+
+  it.each(ERAS)('family_health since the year 0000 finds the reading, not "Internal error" (%s)', async (era) => {
+    await withClient(running.url, era, bearer(jwt), async (client) => {
+      const result = await client.callTool({ name: 'family_health', arguments: { since: '0000-01-01' } });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.structuredContent)).toContain('29463-7');
+    });
+  });
+});
+
 describe('finding 10: malformed bodies on /api', () => {
   it('malformed JSON answers 400, with and without a credential', async () => {
     expect((await createSecret('{"label":')).status).toBe(400);

@@ -50,6 +50,18 @@ describe('the embedded database behind TypeORM', () => {
     expect(await db.query('SELECT done, size FROM note WHERE text = $1', ['a'])).toEqual([{ done: true, size: '9007199254740993' }]);
   });
 
+  it.each([
+    ['the year 0 (1 BC)', new Date('0000-01-01T00:00:00Z'), '0001-01-01 00:00:00.000 BC'],
+    ['the year 10000', new Date('+010000-01-01T00:00:00Z'), '10000-01-01 00:00:00.000 AD'],
+    ['an ordinary instant', new Date('2026-01-05T08:00:00.123Z'), '2026-01-05 08:00:00.123 AD'],
+  ])('takes a Date parameter of %s as timestamptz and date, as pg sends it', async (_name, at, utc) => {
+    const [row] = await db.query(
+      `SELECT to_char($1::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS AD') AS utc, to_char($2::date, 'YYYY-MM-DD AD') AS day`,
+      [at, at],
+    );
+    expect(row).toEqual({ utc, day: `${utc.split(' ')[0]} ${utc.slice(-2)}` });
+  });
+
   it('reports the rows an UPDATE affected', async () => {
     await db.query(`INSERT INTO note (text) VALUES ('b'), ('b')`);
     const result = await db.createQueryBuilder().update('note').set({ done: true }).where('text = :text', { text: 'b' }).execute();

@@ -84,6 +84,21 @@ function serializeBoolean(value: unknown): string {
   throw new Error(`Invalid input for boolean type: ${String(value)}`);
 }
 
+/** `pg`'s conversion of a parameter to the text it sends (its package exports `lib/*`, without types). */
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
+
+/**
+ * Dates as `pg` sends them to PostgreSQL. PGlite's own serializer writes `toISOString()`, which
+ * PostgreSQL refuses for the year 0 (`0000-01-01T...`; it counts that year as 1 BC) and after 9999
+ * (`+010000-01-01T...`), so a query that `pg` runs on PostgreSQL failed on the embedded database:
+ * a FHIR search for `date=9999-12-31` (which ends at 10000-01-01) answered 500.
+ */
+function serializeDate(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value instanceof Date || typeof value === 'number') return prepareValue(new Date(value)) as string;
+  throw new Error(`Invalid input for date type: ${String(value)}`);
+}
+
 /** The one session of a PGlite database, shaped like a `pg` client. */
 class PGliteClient extends EventEmitter {
   constructor(private readonly db: PGlite) {
@@ -150,7 +165,7 @@ export class PGlitePool extends EventEmitter {
         // The contrib extensions PostgreSQL packages ship, which migrations may create.
         extensions: { vector, pg_trgm, btree_gin },
         postgresqlconf: POSTGRESQL_CONF,
-        serializers: { [types.BOOL]: serializeBoolean },
+        serializers: { [types.BOOL]: serializeBoolean, [types.DATE]: serializeDate, [types.TIMESTAMP]: serializeDate, [types.TIMESTAMPTZ]: serializeDate },
         // pg returns bigint as a string (it may not fit a number); TypeORM's entities expect that.
         parsers: { [types.INT8]: (value: string) => value },
       });
