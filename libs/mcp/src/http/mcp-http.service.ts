@@ -12,7 +12,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED, bearerChallenge, Signer } from '@app/common';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, describeError, Signer, stackFrames } from '@app/common';
 import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
@@ -125,7 +125,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     try {
       await this.route(request, response);
     } catch (error) {
-      this.logger.error(`MCP request ${request.id} failed: ${(error as Error).message}`, (error as Error).stack);
+      this.logger.error(`MCP request ${request.id} failed: ${describeError(error)}`, stackFrames(error));
       if (!response.headersSent) writeJsonRpcError(response, 500, INTERNAL_ERROR, 'Internal server error');
       else response.end();
     }

@@ -1,13 +1,14 @@
 import { HttpException, type Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { DomainError, isUnstorableText, NUL_PROBLEM, pathsWithNul } from '@app/common';
+import { describeError, DomainError, isUnstorableText, NUL_PROBLEM, pathsWithNul, stackFrames } from '@app/common';
 import { errorResult } from './tool-result.js';
 
 /**
  * What the model sees of an error a tool threw. A domain error or an `HttpException` was meant
  * for the caller: its message goes out. So does the database's refusal of text holding U+0000,
  * naming the arguments that hold it. Anything else (a database error naming a constraint, a bug)
- * stays inside: the model gets "Internal error" and the request id, the log gets the stack.
+ * stays inside: the model gets "Internal error" and the request id, the log gets the error as
+ * `describeError` puts it (no SQL, parameters or driver message) and its stack frames.
  */
 export function toolErrorResult(error: unknown, tool: string, requestId: string, logger: Logger, args: Record<string, unknown>): CallToolResult {
   const message = error instanceof DomainError || error instanceof HttpException ? error.message : isUnstorableText(error) ? nulRefusal(tool, args) : undefined;
@@ -15,8 +16,7 @@ export function toolErrorResult(error: unknown, tool: string, requestId: string,
     logger.warn(`Tool ${tool} refused (request id ${requestId}): ${message}`);
     return errorResult(message);
   }
-  const stack = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  logger.error(`Tool ${tool} failed (request id ${requestId}): ${stack}`);
+  logger.error(`Tool ${tool} failed (request id ${requestId}): ${describeError(error)}`, stackFrames(error));
   return errorResult(`Internal error (request id ${requestId})`);
 }
 
