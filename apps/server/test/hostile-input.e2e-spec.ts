@@ -139,6 +139,63 @@ describe('dates at the edges of the calendar, on the embedded database as on Pos
   });
 });
 
+describe('every documented route, given hostile values, answers below 500', () => {
+  const PATH_VALUES = ['%00', 'a%00b', '0000', '-1', '00000000-0000-0000-0000-000000000000', 'a'.repeat(100), '%E2%82%AC', "'"];
+  const QUERY_VALUES = ['%00', 'a%00b', '-1', 'abc', '0', '1e3', '99999999999999999999', '0000', 'ge0000-01-01', '9999-12-31', 'a'.repeat(3000)];
+  const BODIES = ['{"text":"a\\u0000b","label":"a\\u0000b","name":"a\\u0000b","summary":"a\\u0000b"}', '[]', 'null', '{"a":', '"text"', '{}'];
+
+  type Operation = { method: string; path: string; query: string[]; hasBody: boolean };
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    const document = (await (await fetch(new URL('/openapi.json', running.url))).json()) as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>>;
+    };
+    operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        path,
+        query: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+        hasBody: operation.requestBody !== undefined,
+      })),
+    );
+  });
+
+  /** Each request `operation` is tried with, as `[target, body]`. */
+  function attempts({ method, path, query, hasBody }: Operation): [string, string | undefined][] {
+    const targets = path.includes('{') ? PATH_VALUES.map((value) => path.replace(/\{[^}]+\}/g, value)) : [path];
+    const withQueries = targets.flatMap((target) => [target, ...query.flatMap((name) => QUERY_VALUES.map((value) => `${target}?${name}=${value}`))]);
+    return withQueries.flatMap((target): [string, string | undefined][] =>
+      hasBody || method !== 'GET' ? BODIES.map((body): [string, string | undefined] => [target, body]) : [[target, undefined]],
+    );
+  }
+
+  it.each([
+    ['anonymous', undefined],
+    ['a user', { sub: 'hostile-routes-user' }],
+    ['an admin', { sub: 'hostile-routes-admin', roles: ['admin'] }],
+  ])(
+    'as %s',
+    async (_party, claims) => {
+      const credential = claims ? bearer(await signHs256(TEST_JWT_SECRET, claims)) : {};
+      const failures: string[] = [];
+      let sent = 0;
+      for (const operation of operations) {
+        for (const [target, body] of attempts(operation)) {
+          const headers = { ...credential, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+          const response = await fetch(new URL(target, running.url), { method: operation.method, headers, body });
+          await response.arrayBuffer();
+          sent++;
+          if (response.status >= 500) failures.push(`${response.status} ${operation.method} ${target.slice(0, 120)} ${body ?? ''}`);
+        }
+      }
+      expect(sent).toBeGreaterThan(1000);
+      expect(failures).toEqual([]);
+    },
+    300_000,
+  );
+});
+
 describe('finding 10: malformed bodies on /api', () => {
   it('malformed JSON answers 400, with and without a credential', async () => {
     expect((await createSecret('{"label":')).status).toBe(400);
