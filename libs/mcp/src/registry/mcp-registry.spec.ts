@@ -285,7 +285,10 @@ describe('McpRegistry', () => {
         http: { authInfo: toAuthInfo(alice, { requestId: 'req-42' }) },
       } as ServerContext);
       expect(result).toEqual({ content: [{ type: 'text', text: 'Internal error (request id req-42)' }], isError: true });
-      expect(error).toHaveBeenCalledWith(expect.stringMatching(/^Tool explode failed \(request id req-42\): Error: sensor offline\n\s+at /));
+      expect(error).toHaveBeenCalledWith(
+        'Tool explode failed (request id req-42): Error: sensor offline',
+        expect.stringMatching(/^\s+at GlucoseService.explode /),
+      );
     });
 
     it('makes up a request id for an anonymous call, and logs the same one', async () => {
