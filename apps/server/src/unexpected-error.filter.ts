@@ -1,7 +1,17 @@
 import { Catch, HttpException, InternalServerErrorException, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { describeError, DomainError, DomainErrorFilter, InvalidInputError, isUnstorableText, NUL_PROBLEM, pathsWithNul, stackFrames } from '@app/common';
+import {
+  describeError,
+  DomainError,
+  DomainErrorFilter,
+  InvalidInputError,
+  invalidRequest,
+  isUnstorableText,
+  NUL_PROBLEM,
+  pathsWithNul,
+  stackFrames,
+} from '@app/common';
 
 /**
  * Errors nobody expected answer 500 as Nest's own filter would, but their log line is
@@ -27,8 +37,7 @@ export class UnexpectedErrorFilter extends BaseExceptionFilter {
 function nulRefusal(request: FastifyRequest): InvalidInputError {
   const paths = [request.params, request.query, request.body].flatMap((part) => pathsWithNul(part));
   if (paths.length === 0) return new InvalidInputError(`Invalid request: text ${NUL_PROBLEM}`);
-  const fields = Object.fromEntries(paths.map((path) => [path, NUL_PROBLEM]));
-  return new InvalidInputError(`Invalid request: ${paths.map((path) => `${path}: ${NUL_PROBLEM}`).join('; ')}`, fields);
+  return invalidRequest(Object.fromEntries(paths.map((path) => [path, NUL_PROBLEM])));
 }
 
 /** Fastify's own errors (a body too large, say) carry a 4xx status: the caller's mistake, answered as such. */

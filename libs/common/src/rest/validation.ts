@@ -13,6 +13,12 @@ export function fieldProblems(errors: ValidationError[], prefix = ''): Record<st
   return fields;
 }
 
+/** The 400 naming each bad field (dotted path) with its problem, in the message and in `fields`. */
+export function invalidRequest(fields: Record<string, string>): InvalidInputError {
+  const problems = Object.entries(fields).map(([field, problem]) => `${field}: ${problem}`);
+  return new InvalidInputError(`Invalid request: ${problems.join('; ')}`, fields);
+}
+
 /**
  * The app's one validation pipe: DTO classes checked with class-validator; unknown fields refused,
  * values converted to the declared types. A bad body or query is a 400 naming each field.
@@ -23,14 +29,6 @@ export function createValidationPipe(): ValidationPipe {
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,
     transform: true,
-    exceptionFactory: (errors) => {
-      const fields = fieldProblems(errors);
-      return new InvalidInputError(
-        `Invalid request: ${Object.entries(fields)
-          .map(([field, problem]) => `${field}: ${problem}`)
-          .join('; ')}`,
-        fields,
-      );
-    },
+    exceptionFactory: (errors) => invalidRequest(fieldProblems(errors)),
   });
 }
