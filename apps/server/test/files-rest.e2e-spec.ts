@@ -6,7 +6,19 @@ import { Signer, UserDataContributors } from '@app/common';
 import { DataSource } from 'typeorm';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
-import { call, dispositionOf, fileRows, localFilesOnDisk, s3Environment, settles, uploadBody, uploadFile, uploadRaw, userIdOf } from './support/files.js';
+import {
+  call,
+  dispositionOf,
+  fileRows,
+  localFilesOnDisk,
+  s3Environment,
+  settles,
+  uploadBody,
+  uploadFile,
+  uploadParts,
+  uploadRaw,
+  userIdOf,
+} from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 const MiB = 1024 * 1024;
@@ -180,7 +192,7 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
   it('answers a body that is not a file upload with 400 naming the field', async () => {
     const wrongField = await uploadFile(app, alice, 'x.txt', 'x', { field: 'document' });
     expect(wrongField.status).toBe(400);
-    expect(wrongField.body.fields).toEqual({ file: 'missing' });
+    expect(wrongField.body.fields).toEqual({ file: 'missing', document: 'unexpected' });
     const post = (contentType: string, body: string) =>
       fetch(new URL('/api/files', app.url), { method: 'POST', headers: { authorization: `Bearer ${alice}`, 'content-type': contentType }, body });
     expect((await post('application/json', '{}')).status).toBe(400);
@@ -191,6 +203,36 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
     expect(((await unfinished.json()) as { fields: object }).fields).toEqual({ file: 'incomplete or malformed multipart body' });
     expect(await stored()).toEqual(before.objects);
     expect(await fileRows(app)).toEqual(before.rows);
+  });
+
+  it('takes one file part and nothing else: any other part, before or after it, is 400 naming it, and nothing is kept', async () => {
+    const file = (name: string, filename: string) => ({ name, filename, content: `content of ${filename}` });
+    const field = (name: string) => ({ name, content: 'a value' });
+    const cases: [string, ReturnType<typeof file | typeof field>[], Record<string, string>][] = [
+      ['a second file of the same name', [file('file', 'a.txt'), file('file', 'b.txt')], { file: 'unexpected' }],
+      ['a second file of another name', [file('file', 'a.txt'), file('attachment', 'b.txt')], { attachment: 'unexpected' }],
+      ['three files', [file('file', 'a.txt'), file('second', 'b.txt'), file('third', 'c.txt')], { second: 'unexpected' }],
+      ['a field after the file', [file('file', 'a.txt'), field('note')], { note: 'unexpected' }],
+      ['a field before the file', [field('note'), file('file', 'a.txt')], { file: 'missing', note: 'unexpected' }],
+      ['the file sent as a field', [field('file')], { file: 'not a file' }],
+    ];
+    for (const [label, parts, fields] of cases) {
+      const before = { objects: await stored(), rows: await fileRows(app) };
+      const answer = await uploadParts(app, alice, parts);
+      expect({ label, status: answer.status, fields: answer.body.fields }).toEqual({ label, status: 400, fields });
+      expect(answer.body.message).toContain('"file"');
+      await settles(async () => {
+        expect(await stored()).toEqual(before.objects);
+        expect(await fileRows(app)).toEqual(before.rows);
+      });
+    }
+    // A body cut short after a whole file part keeps nothing either.
+    const before = { objects: await stored(), rows: await fileRows(app) };
+    const cut = await uploadParts(app, alice, [file('file', 'a.txt')], { unfinished: true });
+    expect(cut.status).toBe(400);
+    expect(await stored()).toEqual(before.objects);
+    expect(await fileRows(app)).toEqual(before.rows);
+    expect((await uploadParts(app, alice, [file('file', 'alone.txt')])).status).toBe(201);
   });
 
   describe('raw uploads (POST /api/files/raw: the file is the body)', () => {

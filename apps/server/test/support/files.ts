@@ -44,6 +44,29 @@ export async function uploadRaw(app: RunningApp, token: string, rawFilename: str
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
+/** POST /api/files with a hand-written multipart body of these parts (a file part has a filename); `unfinished` leaves out the closing boundary. */
+export async function uploadParts(
+  app: RunningApp,
+  token: string,
+  parts: { name: string; filename?: string; content: string }[],
+  options: { unfinished?: boolean } = {},
+): Promise<UploadAnswer> {
+  const boundary = 'parts-boundary-51c2';
+  const body =
+    parts
+      .map(
+        ({ name, filename, content }) =>
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename === undefined ? '' : `; filename="${filename}"\r\nContent-Type: text/plain`}\r\n\r\n${content}\r\n`,
+      )
+      .join('') + (options.unfinished ? `--${boundary}` : `--${boundary}--\r\n`);
+  const response = await fetch(new URL('/api/files', app.url), {
+    method: 'POST',
+    body,
+    headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
 /** POST /api/files/raw: the file is the body; the headers (Content-Disposition naming it among them) are the caller's to choose. */
 export async function uploadBody(app: RunningApp, token: string | undefined, headers: Record<string, string>, content: Buffer | string): Promise<UploadAnswer> {
   const response = await fetch(new URL('/api/files/raw', app.url), {

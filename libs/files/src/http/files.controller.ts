@@ -15,6 +15,7 @@ import {
   ApiTags,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
+import type { FastifyMultipartBaseOptions, Multipart } from '@fastify/multipart';
 import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidInputError, LengthRequiredError, PayloadTooLargeError, type UserInfo } from '@app/common';
@@ -28,16 +29,31 @@ import { sendFile } from './send-file.js';
 /** The part of the multipart body that carries the file. */
 export const FILE_FIELD = 'file';
 
-/** The first file part of a multipart body; a body busboy cannot parse is the client's mistake (400), not ours. */
-async function firstFilePart(request: FastifyRequest, maxBytes: number) {
-  try {
-    // One byte past the limit reaches the upload's meter, which refuses it; busboy would silently cut it instead.
-    return await request.file({ limits: { fileSize: maxBytes + 1, files: 1, fieldSize: 1024 }, throwFileSizeLimit: false });
-  } catch (error) {
-    throw new InvalidInputError(`Malformed multipart/form-data body: ${error instanceof Error ? error.message : String(error)}`, {
-      [FILE_FIELD]: 'unreadable',
-    });
-  }
+/**
+ * The parts of a multipart body one at a time (`undefined` after the last); a body busboy cannot
+ * parse is the client's mistake (400), not ours. Two file parts are let through, so that a second
+ * one is refused by its name rather than dropped by busboy's limit.
+ */
+function multipartParts(request: FastifyRequest, maxBytes: number): () => Promise<Multipart | undefined> {
+  // One byte past the limit reaches the upload's meter, which refuses it; busboy would silently cut it instead.
+  // (`parts` takes the stream options too; its type leaves them out.)
+  const options: FastifyMultipartBaseOptions = { limits: { fileSize: maxBytes + 1, files: 2, fieldSize: 1024 }, throwFileSizeLimit: false };
+  const parts = request.parts(options);
+  return async () => {
+    try {
+      const next = await parts.next();
+      return next.done ? undefined : next.value;
+    } catch (error) {
+      throw new InvalidInputError(`Malformed multipart/form-data body: ${error instanceof Error ? error.message : String(error)}`, {
+        [FILE_FIELD]: 'unreadable',
+      });
+    }
+  };
+}
+
+/** How an error names a part of a multipart body. */
+function describePart(part: Multipart): string {
+  return `a ${part.type === 'file' ? 'file part' : 'field'} named "${part.fieldname}"`;
 }
 
 /** The media type of a raw upload's body, which Fastify leaves unread for the route (see register-file-uploads.ts). */
@@ -85,12 +101,31 @@ export class FilesController {
   @ApiPayloadTooLargeResponse({ description: 'Larger than FILES_MAX_BYTES, or over the quota FILES_MAX_TOTAL_BYTES_PER_USER; nothing is kept' })
   async upload(@CurrentCaller() caller: UserInfo, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<FileViewDto> {
     if (!request.isMultipart()) throw new InvalidInputError(`Expected multipart/form-data with a part named "${FILE_FIELD}"`, { [FILE_FIELD]: 'missing' });
-    const part = await firstFilePart(request, this.options.maxBytes);
-    if (!part || part.fieldname !== FILE_FIELD) {
-      part?.file.resume();
-      throw new InvalidInputError(`Expected one file part named "${FILE_FIELD}"`, { [FILE_FIELD]: 'missing' });
+    const nextPart = multipartParts(request, this.options.maxBytes);
+    const part = await nextPart();
+    if (!part) throw new InvalidInputError(`Expected one file part named "${FILE_FIELD}"`, { [FILE_FIELD]: 'missing' });
+    if (part.type !== 'file' || part.fieldname !== FILE_FIELD) {
+      if (part.type === 'file') part.file.resume();
+      throw new InvalidInputError(
+        `Expected one file part named "${FILE_FIELD}" (with a filename) and nothing else; the body starts with ${describePart(part)}`,
+        part.fieldname === FILE_FIELD ? { [FILE_FIELD]: 'not a file' } : { [FILE_FIELD]: 'missing', [part.fieldname]: 'unexpected' },
+      );
     }
-    return this.store(reply, { userId: caller.userId, body: part.file, filename: part.filename, declaredMime: part.mimetype });
+    const stored = await this.store(reply, { userId: caller.userId, body: part.file, filename: part.filename, declaredMime: part.mimetype });
+    // What follows the file is known only once the file is stored; anything there undoes the upload, so no part is ever dropped unseen.
+    let extra: Multipart | undefined;
+    try {
+      extra = await nextPart();
+    } catch (error) {
+      await this.files.delete(caller.userId, stored.fileKey);
+      throw error;
+    }
+    if (!extra) return stored;
+    if (extra.type === 'file') extra.file.resume();
+    await this.files.delete(caller.userId, stored.fileKey);
+    throw new InvalidInputError(`Send one part only, the file named "${FILE_FIELD}"; this body also has ${describePart(extra)}; nothing was kept`, {
+      [extra.fieldname]: 'unexpected',
+    });
   }
 
   @Post('raw')
