@@ -87,6 +87,22 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
     expect(response.status).toBe(406);
   });
 
+  it('a body that starts with a byte order mark is routed like any other (the SDK would parse it past our checks)', async () => {
+    const withMark = (body: string) => `\uFEFF${body}`;
+    const anonymousAuthTool = await postRaw(first.url, withMark(call(1, 'my_email', {})));
+    expect(anonymousAuthTool.status).toBe(401);
+    expect(anonymousAuthTool.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    const plain = await postRaw(first.url, call(2, 'echo', { text: 'x' }));
+    const marked = await postRaw(first.url, withMark(call(2, 'echo', { text: 'x' })));
+    expect({ status: marked.status, type: marked.headers.get('content-type'), body: marked.json() }).toEqual({
+      status: plain.status,
+      type: plain.headers.get('content-type'),
+      body: plain.json(),
+    });
+    const opened = await postWithAccept(first.url, withMark(initialize), undefined);
+    expect(opened.contentType).toBe('application/json');
+  });
+
   it('unknown method: -32601', async () => {
     const response = await postRaw(first.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/frobnicate' }));
     expect(response.json()).toMatchObject({ id: 7, error: { code: -32601 } });

@@ -51,6 +51,16 @@ function moreOpeningBracketsThan(text: string, limit: number): boolean {
 }
 
 /**
+ * RFC 8259 lets a parser ignore a leading byte order mark, and the SDK does (it reads bodies with
+ * `TextDecoder`). Kept, it made `JSON.parse` fail, so such a body went to the SDK as unparsed text
+ * and the SDK, parsing it after all, served it past this server's routing: an anonymous call of
+ * an auth tool got an error result instead of the 401 challenge, and 2025 sessions were bypassed.
+ */
+function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
  * Fastify would answer malformed JSON and foreign content types on its own terms. On the MCP
  * endpoint the body is kept as text instead, so the SDK can answer with JSON-RPC errors
  * (-32700, 415) as the spec prescribes; every other route keeps Fastify's behaviour.
@@ -63,7 +73,7 @@ export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp
   };
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, text, done) => {
-    const body = text as string;
+    const body = withoutByteOrderMark(text as string);
     if (nestedDeeperThan(body, MAX_JSON_DEPTH))
       return isMcp(request) ? done(null, new TooDeepBody()) : done(new BadRequestException(TOO_DEEP_MESSAGE), undefined);
     try {
