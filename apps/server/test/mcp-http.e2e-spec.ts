@@ -103,6 +103,24 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
     expect(opened.contentType).toBe('application/json');
   });
 
+  it('/mcp/ (a trailing slash) is the endpoint itself, for anonymous callers and with a JWT alike', async () => {
+    const env = { JWT_SECRET: TEST_JWT_SECRET };
+    const running = await startApp(env);
+    try {
+      const token = await cliToken(running, env, '--sub', 'slash-user');
+      for (const path of ['/mcp', '/mcp/']) {
+        const url = new URL(path, running.url);
+        const anonymous = await postRaw(url, call(1, 'echo', { text: 'x' }));
+        expect({ path, status: anonymous.status, text: anonymous.json().result.content[0].text }).toEqual({ path, status: 200, text: '{"echo":"x"}' });
+        const withJwt = await postRaw(url, call(2, 'my_email', {}), { ...JSON_HEADERS, ...bearer(token) });
+        expect({ path, status: withJwt.status, isError: withJwt.json().result.isError }).toEqual({ path, status: 200, isError: undefined });
+        expect((await postRaw(url, call(3, 'my_email', {}))).status).toBe(401);
+      }
+    } finally {
+      await running.close();
+    }
+  });
+
   it('unknown method: -32601', async () => {
     const response = await postRaw(first.url, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/frobnicate' }));
     expect(response.json()).toMatchObject({ id: 7, error: { code: -32601 } });

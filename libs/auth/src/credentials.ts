@@ -33,7 +33,8 @@ export type PresentedCredential = { kind: 'jwt' | 'secret'; token: string };
  */
 export function presentedCredential(request: FastifyRequest): PresentedCredential | undefined {
   // Only the MCP route takes a secret in its path; a `:secret` parameter of another route is no credential.
-  const fromPath = request.routeOptions?.url === MCP_SECRET_ROUTE ? (request.params as { secret?: string }).secret : undefined;
+  // `/mcp/` (an empty secret) is the endpoint spelled with a trailing slash, not a credential.
+  const fromPath = request.routeOptions?.url === MCP_SECRET_ROUTE ? (request.params as { secret?: string }).secret || undefined : undefined;
   const fromHeader = bearerToken(request.headers.authorization);
   // Two different credentials would leave it open which one speaks for the caller.
   if (fromPath && fromHeader && fromPath !== fromHeader) throw new UnauthorizedException('Two different credentials: send either the header or the secret URL');
