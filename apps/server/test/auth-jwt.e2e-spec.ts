@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
 import { BackgroundWrites } from '@app/auth';
 import { AdminProbeModule } from './support/admin-probe.module.js';
@@ -130,6 +131,38 @@ describe('tokens that are refused with 401 on any request', () => {
   it('refuses another Authorization scheme rather than treating the caller as anonymous', async () => {
     const response = await postRaw(running.url, call('echo', { text: 'x' }), { ...JSON_HEADERS, authorization: 'Basic dXNlcjpwYXNz' });
     expect(response.status).toBe(401);
+  });
+});
+
+describe('more than one Authorization header', () => {
+  /** fetch() folds repeated headers into one; node:http sends each line as given (and, given a list, no Host of its own). */
+  const statusWithAuthorizations = (url: URL, method: string, authorizations: string[], body?: string) =>
+    new Promise<number>((resolve, reject) => {
+      const outgoing = httpRequest(
+        url,
+        {
+          method,
+          headers: ['host', url.host, ...Object.entries(body ? JSON_HEADERS : {}).flat(), ...authorizations.flatMap((value) => ['authorization', value])],
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+
+  it('is refused with 400 on /mcp and on REST routes, whichever comes first, rather than one picked', async () => {
+    const [alice, bob] = await Promise.all([cliToken(running, ENV, '--sub', 'alice-twice'), cliToken(running, ENV, '--sub', 'bob-twice')]);
+    const mcp = (authorizations: string[]) => statusWithAuthorizations(running.url, 'POST', authorizations, call('whoami'));
+    const rest = (authorizations: string[]) => statusWithAuthorizations(new URL('/api/mcp-secrets', running.url), 'GET', authorizations);
+    for (const send of [mcp, rest]) {
+      expect(await send([`Bearer ${alice}`])).toBe(200);
+      expect(await send([`Bearer ${alice}`, `Bearer ${bob}`])).toBe(400);
+      expect(await send([`Bearer ${alice}`, `Bearer ${alice}`])).toBe(400);
+      expect(await send(['Bearer garbage', `Bearer ${alice}`])).toBe(400);
+    }
   });
 });
 

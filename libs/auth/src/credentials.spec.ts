@@ -1,14 +1,18 @@
 import { describe, expect, it } from '@jest/globals';
-import { UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, UnauthorizedException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { credentialKey, generateSecret, hashSecret, presentedCredential, SECRET_PREFIX } from './credentials.js';
 
-const request = (authorization?: string, secret?: string, route = '/mcp/:secret') =>
-  ({
-    headers: authorization === undefined ? {} : { authorization },
+/** A request as Fastify hands it over; repeated Authorization headers are one value in `headers` (Node keeps the first), all in `rawHeaders`. */
+const request = (authorization?: string | string[], secret?: string, route = '/mcp/:secret') => {
+  const sent = authorization === undefined ? [] : [authorization].flat();
+  return {
+    headers: sent.length ? { authorization: sent[0] } : {},
+    raw: { rawHeaders: ['Host', 'localhost', ...sent.flatMap((value, index) => [index ? 'authorization' : 'Authorization', value])] },
     params: secret === undefined ? {} : { secret },
     routeOptions: { url: secret === undefined ? '/mcp' : route },
-  }) as unknown as FastifyRequest;
+  } as unknown as FastifyRequest;
+};
 
 describe('secrets', () => {
   it('are prefixed, 256 random bits, and hashed with SHA-256', () => {
@@ -29,6 +33,21 @@ describe('presentedCredential', () => {
     expect(presentedCredential(request(`bearer ${SECRET_PREFIX}x`))).toEqual({ kind: 'secret', token: `${SECRET_PREFIX}x` });
     expect(presentedCredential(request(undefined, 'anything'))).toEqual({ kind: 'secret', token: 'anything' });
     expect(presentedCredential(request(`Bearer ${SECRET_PREFIX}x`, `${SECRET_PREFIX}x`))).toEqual({ kind: 'secret', token: `${SECRET_PREFIX}x` });
+  });
+
+  it('takes an empty path secret (/mcp/) for none', () => {
+    expect(presentedCredential(request(undefined, ''))).toBeUndefined();
+    expect(presentedCredential(request('Bearer eyJ.a.b', ''))).toEqual({ kind: 'jwt', token: 'eyJ.a.b' });
+  });
+
+  it('refuses more than one Authorization header, alike or not, with 400', () => {
+    for (const repeated of [
+      ['Bearer a', 'Bearer b'],
+      ['Bearer a', 'Bearer a'],
+      ['Bearer a', 'Basic dTpw', 'Bearer c'],
+    ]) {
+      expect(() => presentedCredential(request(repeated))).toThrow(BadRequestException);
+    }
   });
 
   it('takes no path parameter of another route for a secret', () => {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { UnauthorizedException } from '@nestjs/common';
+import { BadRequestException, UnauthorizedException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
 /**
@@ -35,12 +35,25 @@ export function presentedCredential(request: FastifyRequest): PresentedCredentia
   // Only the MCP route takes a secret in its path; a `:secret` parameter of another route is no credential.
   // `/mcp/` (an empty secret) is the endpoint spelled with a trailing slash, not a credential.
   const fromPath = request.routeOptions?.url === MCP_SECRET_ROUTE ? (request.params as { secret?: string }).secret || undefined : undefined;
-  const fromHeader = bearerToken(request.headers.authorization);
+  const authorization = request.headers.authorization;
+  // Node keeps the first of repeated Authorization headers and drops the others; a proxy in front may
+  // have checked another one, so which credential speaks for the caller is not ours to pick.
+  if (authorization !== undefined && repeatsAuthorization(request.raw.rawHeaders))
+    throw new BadRequestException('More than one Authorization header: send one');
+  const fromHeader = bearerToken(authorization);
   // Two different credentials would leave it open which one speaks for the caller.
   if (fromPath && fromHeader && fromPath !== fromHeader) throw new UnauthorizedException('Two different credentials: send either the header or the secret URL');
   const token = fromPath ?? fromHeader;
   if (token === undefined) return undefined;
   return { kind: fromPath || token.startsWith(SECRET_PREFIX) ? 'secret' : 'jwt', token };
+}
+
+function repeatsAuthorization(rawHeaders: string[]): boolean {
+  let seen = 0;
+  for (let index = 0; index < rawHeaders.length; index += 2) {
+    if (rawHeaders[index]!.length === 13 && rawHeaders[index]!.toLowerCase() === 'authorization' && ++seen > 1) return true;
+  }
+  return false;
 }
 
 function bearerToken(authorization: string | undefined): string | undefined {
