@@ -22,6 +22,18 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-function-type': 'off',
       // It does not see a constant read only inside a decorator's arguments (e.g. a schema pattern) as used.
       'no-useless-assignment': 'off',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'class-validator',
+              importNames: ['IsOptional'],
+              message: 'Use @Omittable() from @app/common: @IsOptional() lets null skip every check, and null reaches code that expects the type.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

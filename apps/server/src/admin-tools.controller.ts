@@ -1,6 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { IsIn, Matches } from 'class-validator';
+import { Omittable } from '@app/common';
 import { AdminOnly } from '@app/auth';
 import { AGENT_NAME_PATTERN, AGENT_NAME_RULE, CATALOG_FORMATS, McpRegistry, type CatalogFormat, type ToolCatalog } from '@app/mcp';
 
@@ -10,7 +11,7 @@ export class ToolCatalogQueryDto {
     default: 'mcp',
     description: 'mcp: as tools/list; openai: Chat Completions tools; openai-responses: Responses API tools; gemini: functionDeclarations',
   })
-  @IsOptional()
+  @Omittable()
   @IsIn(CATALOG_FORMATS)
   format?: CatalogFormat;
 
@@ -18,7 +19,7 @@ export class ToolCatalogQueryDto {
     description: `Apply this agent's ALLOWED_TOOLS_/DISALLOWED_TOOLS_ lists (${AGENT_NAME_RULE}); all tools without it`,
     example: 'cursor',
   })
-  @IsOptional()
+  @Omittable()
   @Matches(AGENT_NAME_PATTERN, { message: `agent must be ${AGENT_NAME_RULE}` })
   agent?: string;
 }

@@ -139,6 +139,49 @@ describe('dates at the edges of the calendar, on the embedded database as on Pos
   });
 });
 
+describe('null is a value, not a left-out property', () => {
+  const send = (method: string, target: string, body: unknown) =>
+    fetch(new URL(target, running.url), { method, headers: { ...bearer(jwt), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = async <T>(response: Response) => (await response.json()) as T;
+
+  it('an optional property sent as null answers 400 naming it, on real resources of the caller', async () => {
+    const { memory } = await json<{ memory: { id: string } }>(await send('POST', '/api/memories', { text: 'null probe' }));
+    const circle = await json<{ id: string }>(await send('POST', '/api/circles', { name: 'Null probe' }));
+    const cases: [string, string, Record<string, unknown>, string][] = [
+      ['PATCH', `/api/memories/${memory.id}`, { text: null, kind: 'fact' }, 'text'],
+      ['PATCH', `/api/memories/${memory.id}`, { kind: null }, 'kind'],
+      ['POST', '/api/memories', { text: 'with a null kind', kind: null }, 'kind'],
+      ['POST', '/api/mcp-secrets', { label: 'laptop', agent: null }, 'agent'],
+      ['POST', '/api/mcp-secrets', { label: 'laptop', expiresAt: null }, 'expiresAt'],
+      ['POST', `/api/circles/${circle.id}/invitations`, { email: 'null@example.com', role: null }, 'role'],
+      ['PATCH', `/api/circles/${circle.id}/members/me`, { health_access: null }, 'health_access'],
+      ['PATCH', `/api/circles/${circle.id}/members/me`, { status: null }, 'status'],
+    ];
+    for (const [method, target, body, field] of cases) {
+      const response = await send(method, target, body);
+      const answer = await json<{ fields?: Record<string, string> }>(response);
+      expect({ method, target, body, status: response.status, fields: Object.keys(answer.fields ?? {}) }).toEqual({
+        method,
+        target,
+        body,
+        status: 400,
+        fields: [field],
+      });
+    }
+    // Where null means something, it still does: a nickname is cleared with it.
+    expect((await send('PATCH', `/api/circles/${circle.id}/members/me`, { nickname: 'Mum' })).status).toBe(200);
+    const cleared = await send('PATCH', `/api/circles/${circle.id}/members/me`, { nickname: null });
+    expect({ status: cleared.status, nickname: (await json<{ nickname: unknown }>(cleared)).nickname }).toEqual({ status: 200, nickname: null });
+  });
+
+  it('a required property left out is named by its type, not by a later check', async () => {
+    const response = await send('POST', '/api/mcp-secrets', {});
+    expect((await json<{ fields: Record<string, string> }>(response)).fields).toEqual({ label: 'label must be a string' });
+    const repeated = await fetch(new URL('/api/memories?limit=1&limit=2', running.url), { headers: bearer(jwt) });
+    expect((await json<{ fields: Record<string, string> }>(repeated)).fields).toEqual({ limit: 'limit must be an integer number' });
+  });
+});
+
 describe('every documented route, given hostile values, answers below 500', () => {
   const PATH_VALUES = ['%00', 'a%00b', '0000', '-1', '00000000-0000-0000-0000-000000000000', 'a'.repeat(100), '%E2%82%AC', "'"];
   const QUERY_VALUES = ['%00', 'a%00b', '-1', 'abc', '0', '1e3', '99999999999999999999', '0000', 'ge0000-01-01', '9999-12-31', 'a'.repeat(3000)];

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Omittable } from './rest/validation.js';
 import { InvalidInputError } from './errors.js';
 
 /** One page of a list; `nextCursor` fetches the next one and is null on the last. */
@@ -15,7 +16,7 @@ export const MAX_PAGE_SIZE = 200;
 /** `?limit=&cursor=` of every paginated list. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Items per page' })
-  @IsOptional()
+  @Omittable()
   @Type(() => Number)
   @IsInt()
   @Min(1)
@@ -23,7 +24,7 @@ export class PageQueryDto {
   limit?: number;
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(1000)
   cursor?: string;

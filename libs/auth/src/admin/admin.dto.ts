@@ -1,10 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageQueryDto } from '@app/common';
+import { IsString, MaxLength } from 'class-validator';
+import { PageQueryDto, Omittable } from '@app/common';
 
 export class UserSearchQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'Part of an e-mail, name or subject (case-insensitive)', maxLength: 200 })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(200)
   q?: string;

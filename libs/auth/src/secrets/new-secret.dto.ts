@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsDate, IsNotEmpty, IsOptional, IsString, Matches, MaxDate, MaxLength, MinDate } from 'class-validator';
+import { IsDate, IsNotEmpty, IsString, Matches, MaxDate, MaxLength, MinDate } from 'class-validator';
+import { Omittable } from '@app/common';
 
 const MAX_TEXT = 200;
 /** A date-time with its offset: a bare date or local time would mean different instants on different servers. */
@@ -22,14 +23,14 @@ export class NewSecretDto {
   label: string;
 
   @ApiPropertyOptional({ maxLength: MAX_TEXT, description: 'The client it is made for (e.g. "cursor"); tools see it as the caller\'s agent' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(MAX_TEXT)
   @Matches(NO_NUL, { message: 'agent must not contain a NUL character' })
   agent?: string;
 
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'ISO 8601 date-time with offset, in the future', example: '2030-01-31T00:00:00Z' })
-  @IsOptional()
+  @Omittable()
   @Transform(({ obj }: { obj: { expiresAt?: unknown } }) => toDate(obj.expiresAt), { toClassOnly: true })
   @IsDate({ message: 'expiresAt must be an ISO 8601 date-time with offset, e.g. 2030-01-31T00:00:00Z' })
   @MinDate(() => new Date(), { message: 'expiresAt must be in the future' })

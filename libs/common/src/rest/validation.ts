@@ -1,12 +1,26 @@
 import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidateIf } from 'class-validator';
 import { InvalidInputError } from '../errors.js';
+
+/**
+ * The property may be left out; `null` is not leaving it out, and is checked like any value (so
+ * a type check refuses it) unless the property takes null itself (`@ValidateIf` on `!== null`).
+ * class-validator's `@IsOptional()` skips every check for null too, which let `{"text": null}`
+ * through to code that expected a string (500s on PATCH /api/memories and /members/me).
+ */
+export function Omittable(): PropertyDecorator {
+  return ValidateIf((_object, value) => value !== undefined);
+}
 
 /** Each bad field (dotted path for nested ones) with its first problem. */
 export function fieldProblems(errors: ValidationError[], prefix = ''): Record<string, string> {
   const fields: Record<string, string> = {};
   for (const error of errors) {
     const path = prefix ? `${prefix}.${error.property}` : error.property;
-    const first = Object.values(error.constraints ?? {})[0];
+    // class-validator runs (and reports) a property's checks from the decorator nearest to it
+    // upwards; the topmost, usually the type check, is the problem to name first: a missing label
+    // "must be a string", not "must not contain a NUL character".
+    const first = Object.values(error.constraints ?? {}).at(-1);
     if (first) fields[path] = first;
     if (error.children?.length) Object.assign(fields, fieldProblems(error.children, path));
   }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto } from '@app/common';
-import { IsIn, IsOptional, Matches } from 'class-validator';
+import { DEFAULT_PAGE_SIZE, PageQueryDto, Omittable } from '@app/common';
+import { IsIn, Matches } from 'class-validator';
 import type { StoredFileEntity } from '../entities/stored-file.entity.js';
 import type { FileListQuery, FileSort } from '../files.service.js';
 
@@ -50,12 +50,12 @@ export class FilePageDto {
 
 export class FileListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ enum: ['time', 'name'], default: 'time', description: '`time`: newest first; `name`: by filename' })
-  @IsOptional()
+  @Omittable()
   @IsIn(['time', 'name'])
   sort?: FileSort;
 
   @ApiPropertyOptional({ description: 'Only files of this type (`application/pdf`) or family (`image/*`)', example: 'image/*' })
-  @IsOptional()
+  @Omittable()
   @Matches(/^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*\/(\*|[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*)$/, {
     message: 'mime must be a type such as image/png or a family such as image/*',
   })

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsEmail, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsNotEmpty, IsString, MaxLength, ValidateIf } from 'class-validator';
+import { Omittable } from '@app/common';
 import { MEMBER_ROLES, MEMBER_STATUSES, type HealthAccess, type MemberRole, type MemberStatus } from '../entities/circle-member.entity.js';
 
 const trimmed = () => Transform(({ value }) => (typeof value === 'string' ? value.trim() : value));
@@ -24,7 +25,7 @@ export class InviteDto {
   email: string;
 
   @ApiPropertyOptional({ enum: MEMBER_ROLES, default: 'member', description: "At most the inviter's own role" })
-  @IsOptional()
+  @Omittable()
   @IsIn(MEMBER_ROLES)
   role?: MemberRole;
 }
@@ -41,20 +42,20 @@ export class InvitationAnswerDto {
 /** `PATCH /api/circles/:circleId/members/me`: what each member sets for themselves only. */
 export class MyMembershipDto {
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: 60, description: 'How the circle calls you; null clears it', example: 'Mum' })
-  @IsOptional()
+  @Omittable()
   @ValidateIf((_, value) => value !== null)
   @IsString()
   @MaxLength(60)
   nickname?: string | null;
 
   @ApiPropertyOptional({ enum: [0, 1, 2], description: 'What this circle may do with your health data: 0 none, 1 view, 2 edit' })
-  @IsOptional()
+  @Omittable()
   @IsInt()
   @IsIn([0, 1, 2])
   health_access?: HealthAccess;
 
   @ApiPropertyOptional({ enum: ['declined'], description: 'Withdraw from the circle while keeping your place listed as declined' })
-  @IsOptional()
+  @Omittable()
   @IsIn(['declined'])
   status?: 'declined';
 }

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
-import { IsArray, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { IsArray, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Omittable } from '@app/common';
 
 export const DEFAULT_SEARCH_COUNT = 50;
 export const MAX_SEARCH_COUNT = 1000;
@@ -8,7 +9,7 @@ export const MAX_SEARCH_COUNT = 1000;
 /** `GET /api/fhir/Observation`: the FHIR search parameters this server implements; any other is refused by name. */
 export class ObservationSearchDto {
   @ApiPropertyOptional({ description: 'Token: `code` or `system|code`', example: 'http://loinc.org|8867-4' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @MaxLength(300)
   code?: string;
@@ -18,7 +19,7 @@ export class ObservationSearchDto {
     description: 'Clinical time bounds with eq/ge/gt/le/lt prefixes; repeat for a range',
     example: ['ge2026-01-01', 'lt2026-02-01'],
   })
-  @IsOptional()
+  @Omittable()
   @Transform(({ value }) => (typeof value === 'string' ? [value] : value))
   @IsArray()
   @IsString({ each: true })
@@ -26,7 +27,7 @@ export class ObservationSearchDto {
   date?: string[];
 
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_SEARCH_COUNT, default: DEFAULT_SEARCH_COUNT, description: 'At most this many, newest first' })
-  @IsOptional()
+  @Omittable()
   @Type(() => Number)
   @IsInt()
   @Min(1)

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
-import { PageQueryDto } from '@app/common';
+import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
+import { PageQueryDto, Omittable } from '@app/common';
 import { MEMORY_KINDS, type MemoryKind } from '../memory.options.js';
 
 /** Longest `q` accepted; a search query is a phrase, not a document. */
@@ -33,14 +33,14 @@ export class ListMemoriesQueryDto extends PageQueryDto {
     description: 'Search text: the same retrieval as the recall_memory tool; answers one page of at most 50, best first',
     maxLength: MAX_QUERY_CHARS,
   })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @IsNotEmpty()
   @MaxLength(MAX_QUERY_CHARS)
   q?: string;
 
   @ApiPropertyOptional({ enum: MEMORY_KINDS })
-  @IsOptional()
+  @Omittable()
   @IsIn(MEMORY_KINDS, { message: `kind must be one of ${MEMORY_KINDS.join(', ')}` })
   kind?: MemoryKind;
 }
@@ -52,20 +52,20 @@ export class CreateMemoryDto {
   text: string;
 
   @ApiPropertyOptional({ enum: MEMORY_KINDS, default: 'fact' })
-  @IsOptional()
+  @Omittable()
   @IsIn(MEMORY_KINDS, { message: `kind must be one of ${MEMORY_KINDS.join(', ')}` })
   kind?: MemoryKind;
 }
 
 export class UpdateMemoryDto {
   @ApiPropertyOptional({ description: 'The new text' })
-  @IsOptional()
+  @Omittable()
   @IsString()
   @IsNotEmpty()
   text?: string;
 
   @ApiPropertyOptional({ enum: MEMORY_KINDS })
-  @IsOptional()
+  @Omittable()
   @IsIn(MEMORY_KINDS, { message: `kind must be one of ${MEMORY_KINDS.join(', ')}` })
   kind?: MemoryKind;
 }
