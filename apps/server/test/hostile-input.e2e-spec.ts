@@ -187,29 +187,35 @@ describe('every documented route, given hostile values, answers below 500', () =
   const QUERY_VALUES = ['%00', 'a%00b', '-1', 'abc', '0', '1e3', '99999999999999999999', '0000', 'ge0000-01-01', '9999-12-31', 'a'.repeat(3000)];
   const BODIES = ['{"text":"a\\u0000b","label":"a\\u0000b","name":"a\\u0000b","summary":"a\\u0000b"}', '[]', 'null', '{"a":', '"text"', '{}'];
 
-  type Operation = { method: string; path: string; query: string[]; hasBody: boolean };
+  type Operation = { method: string; path: string; query: string[]; hasBody: boolean; bodyProperties: string[] };
   let operations: Operation[];
 
   beforeAll(async () => {
+    type Schema = { $ref?: string; properties?: Record<string, unknown> };
     const document = (await (await fetch(new URL('/openapi.json', running.url))).json()) as {
-      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: unknown }>>;
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[]; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+      components: { schemas: Record<string, Schema> };
     };
+    const propertiesOf = (schema: Schema | undefined) =>
+      Object.keys((schema?.$ref ? document.components.schemas[schema.$ref.split('/').pop()!] : schema)?.properties ?? {});
     operations = Object.entries(document.paths).flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, operation]) => ({
         method: method.toUpperCase(),
         path,
         query: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
         hasBody: operation.requestBody !== undefined,
+        bodyProperties: propertiesOf(operation.requestBody?.content?.['application/json']?.schema),
       })),
     );
   });
 
-  /** Each request `operation` is tried with, as `[target, body]`. */
-  function attempts({ method, path, query, hasBody }: Operation): [string, string | undefined][] {
+  /** Each request `operation` is tried with, as `[target, body]`: the bodies above, and its documented properties all null. */
+  function attempts({ method, path, query, hasBody, bodyProperties }: Operation): [string, string | undefined][] {
     const targets = path.includes('{') ? PATH_VALUES.map((value) => path.replace(/\{[^}]+\}/g, value)) : [path];
     const withQueries = targets.flatMap((target) => [target, ...query.flatMap((name) => QUERY_VALUES.map((value) => `${target}?${name}=${value}`))]);
+    const allNull = bodyProperties.length ? [JSON.stringify(Object.fromEntries(bodyProperties.map((name) => [name, null])))] : [];
     return withQueries.flatMap((target): [string, string | undefined][] =>
-      hasBody || method !== 'GET' ? BODIES.map((body): [string, string | undefined] => [target, body]) : [[target, undefined]],
+      hasBody || method !== 'GET' ? [...BODIES, ...allNull].map((body): [string, string | undefined] => [target, body]) : [[target, undefined]],
     );
   }
 
