@@ -251,6 +251,26 @@ describe('finding 10: malformed bodies on /api', () => {
     expect((await fetch(api, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"label":' })).status).toBe(400);
   });
 
+  it('an empty body sent as application/json is no body: a DELETE or a body-less POST works, a route that needs one names what is missing', async () => {
+    const json = { ...bearer(jwt), 'content-type': 'application/json' };
+    const send = (method: string, target: string) => fetch(new URL(target, running.url), { method, headers: json, body: '' });
+    const created = (await (
+      await fetch(new URL('/api/memories', running.url), { method: 'POST', headers: json, body: '{"text":"empty-body probe"}' })
+    ).json()) as {
+      memory: { id: string };
+    };
+    expect((await send('DELETE', `/api/memories/${created.memory.id}`)).status).toBe(204);
+    const circle = (await (await fetch(new URL('/api/circles', running.url), { method: 'POST', headers: json, body: '{"name":"Empty body"}' })).json()) as {
+      id: string;
+    };
+    expect((await send('POST', `/api/circles/${circle.id}/leave`)).status).toBe(204);
+    const needsBody = await send('POST', '/api/memories');
+    expect({ status: needsBody.status, fields: ((await needsBody.json()) as { fields: object }).fields }).toEqual({
+      status: 400,
+      fields: { text: 'text must be a string' },
+    });
+  });
+
   it('an unsupported content type answers 415, with and without a credential', async () => {
     expect((await createSecret('label=x', { 'content-type': 'application/x-www-form-urlencoded' })).status).toBe(415);
     expect((await fetch(api, { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<x/>' })).status).toBe(415);

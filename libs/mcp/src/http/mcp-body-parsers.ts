@@ -76,8 +76,11 @@ export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp
     const body = withoutByteOrderMark(text as string);
     if (nestedDeeperThan(body, MAX_JSON_DEPTH))
       return isMcp(request) ? done(null, new TooDeepBody()) : done(new BadRequestException(TOO_DEEP_MESSAGE), undefined);
+    // An empty body is no body: clients that send `Content-Type: application/json` on every request
+    // (a DELETE, a POST that takes nothing) are not refused, and a route that needs a body says what is missing.
+    if (body.length === 0) return done(null, isMcp(request) ? new UnparsedBody(body) : undefined);
     try {
-      done(null, body.length === 0 && isMcp(request) ? new UnparsedBody(body) : JSON.parse(body));
+      done(null, JSON.parse(body));
     } catch (error) {
       if (isMcp(request)) return done(null, new UnparsedBody(body));
       // An HTTP exception, so that Nest answers 400 (a caller's mistake, logged as such) rather than 500.
