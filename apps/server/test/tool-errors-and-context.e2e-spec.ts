@@ -117,16 +117,15 @@ describe('the per-call context', () => {
     expect(parseSse(response.text).structuredContent).toMatchObject({ agent: 'cursor' });
   });
 
-  it('falls back to the session for the conversation: X-Session-Id when it looks like an id, never anything else', async () => {
+  it('falls back to the session for the conversation: X-Session-Id', async () => {
     const good = await callTool('call_context', { 'x-session-id': 'client-session-9' });
     expect(good.body.structuredContent).toMatchObject({ sessionId: 'client-session-9', conversationId: 'client-session-9' });
-    const bad = await callTool('call_context', { 'x-session-id': 'not an id <script>' });
-    expect(bad.body.structuredContent).toMatchObject({ sessionId: null, conversationId: null });
   });
 
   it.each([
     ['x-conversation-id', 'has spaces in it', 'X-Conversation-Id'],
     ['x-acting-for', 'x'.repeat(129), 'X-Acting-For'],
+    ['x-session-id', 'not an id <script>', 'X-Session-Id'],
   ])('refuses a malformed %s with 400 naming it', async (name, value, named) => {
     const { status, body } = await callTool('call_context', { [name]: value });
     expect(status).toBe(400);

@@ -1,4 +1,4 @@
-import { ForbiddenException, Injectable } from '@nestjs/common';
+import { BadRequestException, ForbiddenException, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { McpCallerResolver, UserInfo } from '@app/mcp';
 import { AccountStatus } from './accounts/account-status.js';
@@ -6,8 +6,9 @@ import { presentedCredential } from './credentials.js';
 import { JwtStrategy, McpSecretStrategy } from './strategies.js';
 
 /**
- * A client's own session id is kept when it looks like one; anything else is ignored rather than
- * echoed to tools. `X-Session-Id` is the client's word only: it proves nothing (see `UserInfo.sessionId`).
+ * What a session id may look like. `X-Session-Id` is the client's word only: it proves nothing (see
+ * `UserInfo.sessionId`), and one that does not look like an id is refused (400 naming the header,
+ * like `X-Conversation-Id`) rather than dropped or echoed to tools.
  */
 const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
 
@@ -39,8 +40,15 @@ export class AuthCallerResolver implements McpCallerResolver {
     const caller = await (kind === 'secret' ? this.secret : this.jwt).validate(request);
     // Checked here, where every credential of every route is resolved, so no route can forget it.
     if (await this.status.isDisabled(caller.userId)) throw new ForbiddenException('This account is disabled');
-    // The MCP session id, when there is one, replaces this in the registry.
-    const sessionId = request.headers['mcp-session-id'] ?? request.headers['x-session-id'];
-    return typeof sessionId === 'string' && ACCEPTABLE_SESSION_ID.test(sessionId) ? { ...caller, sessionId } : caller;
+    // An MCP session id is the server's own: one it did not issue is answered 404 by the session store.
+    const mcpSessionId = request.headers['mcp-session-id'];
+    if (mcpSessionId !== undefined)
+      return typeof mcpSessionId === 'string' && ACCEPTABLE_SESSION_ID.test(mcpSessionId) ? { ...caller, sessionId: mcpSessionId } : caller;
+    const clientSessionId = request.headers['x-session-id'];
+    if (clientSessionId === undefined) return caller;
+    if (typeof clientSessionId !== 'string' || !ACCEPTABLE_SESSION_ID.test(clientSessionId)) {
+      throw new BadRequestException('X-Session-Id must be 1 to 128 letters, digits or . _ : - characters');
+    }
+    return { ...caller, sessionId: clientSessionId };
   }
 }
