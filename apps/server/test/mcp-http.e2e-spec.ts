@@ -68,6 +68,8 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
     ['no Accept header (as node:http sends)', undefined],
     ['Accept: */* (as curl sends)', '*/*'],
     ['Accept: text/html, */*;q=0.8', 'text/html, */*;q=0.8'],
+    ['Accept: application/json (a plain HTTP client)', 'application/json'],
+    ['Accept: Application/JSON; charset=utf-8', 'Application/JSON; charset=utf-8'],
   ])('%s: answered as JSON', async (_label, accept) => {
     const response = await postWithAccept(first.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), accept);
     expect(response.status).toBe(200);
@@ -75,17 +77,23 @@ describe('the /mcp endpoint answers protocol errors as the spec says', () => {
     expect(JSON.parse(response.text).result.tools.map((tool: { name: string }) => tool.name)).toContain('echo');
   });
 
-  it('an initialize without Accept opens a session that answers with JSON bodies', async () => {
-    const opened = await postWithAccept(first.url, initialize, undefined);
+  it.each([
+    ['without Accept', undefined],
+    ['with Accept: application/json', 'application/json'],
+  ])('an initialize %s opens a session that answers with JSON bodies', async (_label, accept) => {
+    const opened = await postWithAccept(first.url, initialize, accept);
     expect(opened.status).toBe(200);
     expect(opened.contentType).toBe('application/json');
     expect(JSON.parse(opened.text).result.serverInfo.name).toBeDefined();
   });
 
-  it.each(['text/event-stream', 'text/html', 'application/xml, text/*'])('an Accept that leaves out JSON (%s): 406', async (accept) => {
-    const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { 'content-type': 'application/json', accept });
-    expect(response.status).toBe(406);
-  });
+  it.each(['text/event-stream', 'text/html', 'application/xml, text/*', 'application/json;q=0, text/html'])(
+    'an Accept that leaves out JSON (%s): 406',
+    async (accept) => {
+      const response = await postRaw(first.url, call(1, 'echo', { text: 'x' }), { 'content-type': 'application/json', accept });
+      expect(response.status).toBe(406);
+    },
+  );
 
   it('a body that starts with a byte order mark is routed like any other (the SDK would parse it past our checks)', async () => {
     const withMark = (body: string) => `\uFEFF${body}`;

@@ -38,17 +38,29 @@ type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
 
 const acceptsJsonAndEventStream = (accept: string | undefined) => !!accept?.includes('application/json') && accept.includes('text/event-stream');
 
+/** Media ranges under which a JSON body is acceptable. */
+const JSON_RANGES = new Set(['*/*', 'application/*', 'application/json']);
+
+/** True when one of the `Accept` header's ranges takes JSON with a weight above 0. */
+function takesJson(accept: string): boolean {
+  return accept.split(',').some((range) => {
+    const [type, ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
+    return JSON_RANGES.has(type!) && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
+  });
+}
+
 /**
- * A POST whose `Accept` header is absent or lists the bare wildcard (as `curl -d` sends it) takes any
- * answer, so it is served as a client taking both forms would be; the shared server and the fast
- * lane then answer with a JSON body, and a session it opens answers with JSON bodies too. An
- * `Accept` that names types and leaves out JSON still gets the SDK's 406. True when rewritten.
+ * A POST whose `Accept` header is absent, lists the bare wildcard (as `curl -d` sends it) or takes
+ * JSON without naming `text/event-stream` (a plain HTTP client's `application/json`) is served as a
+ * client taking both forms would be; the shared server and the fast lane then answer with a JSON
+ * body, and a session it opens answers with JSON bodies too. An `Accept` that leaves out JSON
+ * still gets the SDK's 406. True when rewritten.
  */
 function acceptJsonWhenUnstated(request: FastifyRequest): boolean {
   const accept = request.raw.headers.accept;
   // What MCP clients send, checked first: it is nearly every request, and needs no splitting.
   if (acceptsJsonAndEventStream(accept)) return false;
-  if (accept !== undefined && !accept.split(',').some((range) => range.split(';', 1)[0].trim() === '*/*')) return false;
+  if (accept !== undefined && !takesJson(accept)) return false;
   request.raw.headers.accept = 'application/json, text/event-stream';
   return true;
 }
