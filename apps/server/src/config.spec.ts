@@ -27,6 +27,7 @@ describe('loadAppConfig', () => {
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'auto',
       SHUTDOWN_GRACE_SECONDS: 10,
+      BODY_LIMIT_BYTES: 1_048_576,
     });
     expect(config.DATABASE_URL).toBeUndefined();
   });
@@ -90,6 +91,7 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ LOG_LEVEL: 'loud' })).toThrow('Invalid configuration LOG_LEVEL');
     expect(() => loadAppConfig({ PUBLIC_BASE_URL: 'ftp://x' })).toThrow('Invalid configuration PUBLIC_BASE_URL');
     expect(() => loadAppConfig({ SHUTDOWN_GRACE_SECONDS: '-1' })).toThrow('Invalid configuration SHUTDOWN_GRACE_SECONDS');
+    expect(() => loadAppConfig({ BODY_LIMIT_BYTES: '1MB' })).toThrow('Invalid configuration BODY_LIMIT_BYTES');
   });
 
   it('rejects an unknown key in a file, a missing ENV file and a file that is not YAML', () => {

@@ -58,6 +58,8 @@ export interface AppConfig {
   CORS_ORIGINS?: string[];
   /** How long in-flight requests may run on after SIGTERM before their connections are cut. */
   SHUTDOWN_GRACE_SECONDS: number;
+  /** The largest JSON body (REST and `/mcp`) the server reads; file uploads are streamed and have their own limit. */
+  BODY_LIMIT_BYTES: number;
   MCP_CONFORMANCE_FIXTURES: boolean;
   /** `CommonModule.forRoot` options (the signing secret). */
   common: CommonModuleOptions;
@@ -125,6 +127,7 @@ const serverConfig = defineConfigSection({
     LOG_REQUEST_CONTEXT: bool(false),
     CORS_ORIGINS: list(),
     SHUTDOWN_GRACE_SECONDS: int(10, { min: 0, max: 600 }),
+    BODY_LIMIT_BYTES: int(1_048_576, { min: 1024, max: 1_073_741_824 }),
     MCP_CONFORMANCE_FIXTURES: bool(false),
   },
   toOptions: (values) => ({
@@ -139,6 +142,7 @@ const serverConfig = defineConfigSection({
     LOG_REQUEST_CONTEXT: values.LOG_REQUEST_CONTEXT,
     CORS_ORIGINS: corsOrigins(values.CORS_ORIGINS),
     SHUTDOWN_GRACE_SECONDS: values.SHUTDOWN_GRACE_SECONDS,
+    BODY_LIMIT_BYTES: values.BODY_LIMIT_BYTES,
     MCP_CONFORMANCE_FIXTURES: values.MCP_CONFORMANCE_FIXTURES,
   }),
 });

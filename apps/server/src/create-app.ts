@@ -14,7 +14,11 @@ import { serveOpenApi } from './openapi.js';
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(config: AppConfig, options: AppExtensions & { logger?: false } = {}): Promise<NestFastifyApplication> {
   const silent = options.logger === false;
-  const adapter = new FastifyAdapter({ genReqId: requestId, frameworkErrors: answerRefusedTarget(() => PinoLogger.root) });
+  const adapter = new FastifyAdapter({
+    genReqId: requestId,
+    frameworkErrors: answerRefusedTarget(() => PinoLogger.root),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+  });
   echoRequestId(adapter.getInstance());
   registerCors(adapter.getInstance(), config.CORS_ORIGINS);
   registerMcpBodyParsers(adapter.getInstance());

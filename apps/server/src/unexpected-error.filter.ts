@@ -1,6 +1,7 @@
+import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, InternalServerErrorException, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   describeError,
   DomainError,
@@ -27,7 +28,9 @@ export class UnexpectedErrorFilter extends BaseExceptionFilter {
     // Whichever global filter Nest tries first, a domain error keeps its own status and message.
     if (exception instanceof DomainError && host.getType() === 'http') return this.domainErrors.catch(exception, host);
     if (isUnstorableText(exception) && host.getType() === 'http') return this.domainErrors.catch(nulRefusal(host.switchToHttp().getRequest()), host);
-    if (exception instanceof HttpException || host.getType() !== 'http' || isClientError(exception)) return super.catch(exception, host);
+    const refusal = fastifyRefusal(exception);
+    if (refusal && host.getType() === 'http') return answerClientError(refusal, host);
+    if (exception instanceof HttpException || host.getType() !== 'http') return super.catch(exception, host);
     this.logger.error(describeError(exception), stackFrames(exception));
     super.catch(new InternalServerErrorException(), host);
   }
@@ -40,8 +43,47 @@ function nulRefusal(request: FastifyRequest): InvalidInputError {
   return invalidRequest(Object.fromEntries(paths.map((path) => [path, NUL_PROBLEM])));
 }
 
-/** Fastify's own errors (a body too large, say) carry a 4xx status: the caller's mistake, answered as such. */
-function isClientError(exception: unknown): boolean {
+/** Fastify's own refusals (a body too large, a malformed Content-Type) carry a 4xx status and a code. */
+type ClientError = Error & { statusCode: number; code?: string };
+
+function isClientError(exception: unknown): exception is ClientError {
   const status = (exception as { statusCode?: unknown })?.statusCode;
-  return typeof status === 'number' && status >= 400 && status < 500;
+  return exception instanceof Error && typeof status === 'number' && status >= 400 && status < 500;
+}
+
+/** The Fastify refusal behind an exception: Nest's adapter hands it over wrapped in an `HttpException` (its `cause`). */
+function fastifyRefusal(exception: unknown): ClientError | undefined {
+  if (isClientError(exception)) return exception;
+  const cause = exception instanceof HttpException ? exception.cause : undefined;
+  return isClientError(cause) ? cause : undefined;
+}
+
+/** The routes of the MCP endpoint, whose clients read JSON-RPC error bodies. */
+const MCP_ROUTES = new Set(['/mcp', '/mcp/:secret']);
+
+/**
+ * A Fastify refusal is the caller's mistake, answered in the shape of the route's other errors
+ * (JSON-RPC on `/mcp`, the REST error body elsewhere); a body over the limit names the limit and
+ * the key that raises it.
+ */
+function answerClientError(exception: ClientError, host: ArgumentsHost): void {
+  const http = host.switchToHttp();
+  const request = http.getRequest<FastifyRequest>();
+  const reply = http.getResponse<FastifyReply>();
+  const status = exception.statusCode;
+  const message = refusalMessage(exception, request);
+  if (MCP_ROUTES.has(request.routeOptions?.url ?? '')) {
+    void reply.status(status).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+    return;
+  }
+  void reply.status(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });
+}
+
+function refusalMessage(exception: ClientError, request: FastifyRequest): string {
+  if (exception.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return `Request body is larger than ${request.routeOptions?.bodyLimit ?? 'the limit'} bytes (BODY_LIMIT_BYTES)`;
+  if (exception.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return `Content-Type "${String(request.headers['content-type']).slice(0, 100)}" is not one media type: send application/json`;
+  }
+  return exception.message;
 }

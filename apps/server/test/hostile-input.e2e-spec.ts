@@ -277,6 +277,41 @@ describe('finding 10: malformed bodies on /api', () => {
   });
 });
 
+describe('a body over BODY_LIMIT_BYTES', () => {
+  it('is 413 naming the limit and its key, as a JSON-RPC error on /mcp and as a REST error on /api; one under it is read', async () => {
+    const env = { ...ENV, BODY_LIMIT_BYTES: '2048' };
+    const small = await startApp(env);
+    try {
+      const token = await cliToken(small, env, '--sub', 'body-limit');
+      const callWith = (text: string) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text } } });
+      const message = 'Request body is larger than 2048 bytes (BODY_LIMIT_BYTES)';
+      const onMcp = await postRaw(small.url, callWith('x'.repeat(3000)));
+      expect({ status: onMcp.status, body: onMcp.json() }).toEqual({ status: 413, body: { jsonrpc: '2.0', error: { code: -32000, message }, id: null } });
+      expect((await postRaw(small.url, callWith('x'.repeat(1500)))).status).toBe(200);
+      const onApi = await fetch(new URL('/api/memories', small.url), {
+        method: 'POST',
+        headers: { ...bearer(token), 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'x'.repeat(3000) }),
+      });
+      expect({ status: onApi.status, body: await onApi.json() }).toEqual({ status: 413, body: { statusCode: 413, error: 'Payload Too Large', message } });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('a Content-Type that is not one media type is 415 saying so, on /mcp and /api', async () => {
+    const headers = { ...bearer(jwt), 'content-type': 'application/json, text/plain' };
+    const onMcp = await postRaw(running.url, echo, { ...JSON_HEADERS, ...headers });
+    expect({ status: onMcp.status, message: onMcp.json().error.message }).toEqual({
+      status: 415,
+      message: 'Content-Type "application/json, text/plain" is not one media type: send application/json',
+    });
+    const onApi = await fetch(api, { method: 'POST', headers, body: '{}' });
+    expect(onApi.status).toBe(415);
+    expect(((await onApi.json()) as { message: string }).message).toContain('is not one media type');
+  });
+});
+
 describe('finding 11: deeply nested JSON', () => {
   it('refuses a body nested deeper than 64 levels with 400, on /mcp and /api', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
