@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
-import { BackgroundWrites } from '@app/auth';
+import { AccessLogRetention, BackgroundWrites } from '@app/auth';
 import { AdminProbeModule } from './support/admin-probe.module.js';
 import { bearer, cliToken, signHs256, structured, TEST_JWT_SECRET, unsignedToken, withClient } from './support/auth.js';
 import { ERAS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
@@ -206,6 +206,43 @@ describe('the access log', () => {
     await running.app.get(BackgroundWrites).flush();
     const rows = await db.query('SELECT u.subject FROM mcp_tool_calls c JOIN users u ON u.id = c.user_id WHERE u.subject IN ($1, $2)', ['kept', 'erased']);
     expect(rows).toEqual([{ subject: 'kept' }]);
+  });
+});
+
+describe('the access log retention (ACCESS_LOG_RETENTION)', () => {
+  it('removes calls older than the retention, every user alike, and keeps the newer ones', async () => {
+    const token = await cliToken(running, ENV, '--sub', 'retained');
+    expect((await postRaw(running.url, call('whoami'), { ...JSON_HEADERS, ...bearer(token) })).status).toBe(200);
+    await running.app.get(BackgroundWrites).flush();
+    const db = running.app.get(DataSource);
+    const [{ id: userId }] = await db.query('SELECT id FROM users WHERE subject = $1', ['retained']);
+    // Calls of 91 and 89 days ago beside today's: the default retention is 90 days.
+    await db.query(
+      `INSERT INTO mcp_tool_calls (user_id, tool, success, duration_ms, called_at)
+       VALUES ($1, 'old', true, 1, now() - interval '91 days'), ($1, 'older', true, 1, now() - interval '400 days'), ($1, 'recent', true, 1, now() - interval '89 days')`,
+      [userId],
+    );
+    const removed = await running.app.get(AccessLogRetention).prune();
+    expect(removed).toBeGreaterThanOrEqual(2);
+    const tools = await db.query('SELECT tool FROM mcp_tool_calls WHERE user_id = $1 ORDER BY called_at', [userId]);
+    expect(tools).toEqual([{ tool: 'recent' }, { tool: 'whoami' }]);
+    expect(await db.query(`SELECT count(*)::int AS count FROM mcp_tool_calls WHERE called_at < now() - interval '90 days'`)).toEqual([{ count: 0 }]);
+  });
+
+  it('keeps every call with 0', async () => {
+    const env = { ...ENV, ACCESS_LOG_RETENTION: '0' };
+    const forever = await startApp(env);
+    try {
+      const db = forever.app.get(DataSource);
+      const token = await cliToken(forever, env, '--sub', 'forever');
+      expect((await postRaw(forever.url, call('whoami'), { ...JSON_HEADERS, ...bearer(token) })).status).toBe(200);
+      await forever.app.get(BackgroundWrites).flush();
+      await db.query(`UPDATE mcp_tool_calls SET called_at = now() - interval '1000 days'`);
+      expect(await forever.app.get(AccessLogRetention).prune()).toBe(0);
+      expect(await db.query('SELECT count(*)::int AS count FROM mcp_tool_calls')).toEqual([{ count: 1 }]);
+    } finally {
+      await forever.close();
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { DatabaseModule } from '@app/database';
 import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, MCP_RATE_LIMIT } from '@app/mcp';
 import { AccessLog } from './access-log.js';
+import { AccessLogRetention } from './access-log-retention.js';
 import { AccountStatus } from './accounts/account-status.js';
 import { AccountUserData } from './accounts/account-user-data.js';
 import { MeController } from './accounts/me.controller.js';
@@ -22,6 +23,7 @@ import { AuthCallerResolver } from './mcp-caller.resolver.js';
 import { CreateAuthTables1796083200000 } from './migrations/1796083200000-create-auth-tables.js';
 import { AddUserStatusAndAdminAudit1796095203000 } from './migrations/1796095203000-add-user-status-and-admin-audit.js';
 import { StoreEmailVerification1796169600000 } from './migrations/1796169600000-store-email-verification.js';
+import { IndexToolCallsByTime1796310000000 } from './migrations/1796310000000-index-tool-calls-by-time.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
@@ -64,7 +66,12 @@ export class AuthModule {
         DiscoveryModule,
         DatabaseModule.forFeature({
           entities: [UserEntity, McpSecretEntity, ToolCallEntity, AdminAuditEntity],
-          migrations: [CreateAuthTables1796083200000, AddUserStatusAndAdminAudit1796095203000, StoreEmailVerification1796169600000],
+          migrations: [
+            CreateAuthTables1796083200000,
+            AddUserStatusAndAdminAudit1796095203000,
+            StoreEmailVerification1796169600000,
+            IndexToolCallsByTime1796310000000,
+          ],
         }),
         passportModule,
       ],
@@ -88,9 +95,20 @@ export class AuthModule {
         RateLimitGuard,
         { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },
         { provide: MCP_CALL_OBSERVER, useClass: AccessLog },
+        AccessLogRetention,
         { provide: MCP_RATE_LIMIT, useExisting: RequestRateLimiter },
       ],
-      exports: [AUTH_OPTIONS, passportModule, RequestRateLimiter, RateLimitGuard, CallerGuard, MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER, MCP_RATE_LIMIT],
+      exports: [
+        AUTH_OPTIONS,
+        AccessLogRetention,
+        passportModule,
+        RequestRateLimiter,
+        RateLimitGuard,
+        CallerGuard,
+        MCP_CALLER_RESOLVER,
+        MCP_CALL_OBSERVER,
+        MCP_RATE_LIMIT,
+      ],
     };
   }
 }

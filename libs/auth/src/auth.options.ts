@@ -39,6 +39,8 @@ export interface AuthModuleOptions {
   rateLimit: RateLimitOptions;
   /** Most live (neither revoked nor expired) MCP secrets one user may hold. */
   mcpSecretsMaxPerUser: number;
+  /** How long the access log keeps a call, in seconds; 0 keeps calls forever. */
+  accessLogRetentionSeconds: number;
 }
 
 /** What `authConfig` gives: everything but what the app itself decides. */

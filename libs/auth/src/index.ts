@@ -1,3 +1,4 @@
+export { AccessLogRetention } from './access-log-retention.js';
 export { AuthModule } from './auth.module.js';
 export type { AuthModuleOptions, AuthSectionOptions, RateLimitOptions } from './auth.options.js';
 export { SECRET_PREFIX } from './credentials.js';

@@ -4,6 +4,7 @@ import { UserEntity } from './user.entity.js';
 /** The access log: one row per `tools/call` by a known user. */
 @Entity('mcp_tool_calls')
 @Index('mcp_tool_calls_user_id_called_at_idx', ['userId', 'calledAt'])
+@Index('mcp_tool_calls_called_at_idx', ['calledAt'])
 export class ToolCallEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;
