@@ -13,6 +13,7 @@ import {
   pathsWithNul,
   stackFrames,
 } from '@app/common';
+import { MCP_ROUTE_PATHS, SERVER_ERROR } from '@app/mcp';
 
 /**
  * Errors nobody expected answer 500 as Nest's own filter would, but their log line is
@@ -58,9 +59,6 @@ function fastifyRefusal(exception: unknown): ClientError | undefined {
   return isClientError(cause) ? cause : undefined;
 }
 
-/** The routes of the MCP endpoint, whose clients read JSON-RPC error bodies. */
-const MCP_ROUTES = new Set(['/mcp', '/mcp/:secret']);
-
 /**
  * A Fastify refusal is the caller's mistake, answered in the shape of the route's other errors
  * (JSON-RPC on `/mcp`, the REST error body elsewhere); a body over the limit names the limit and
@@ -72,8 +70,8 @@ function answerClientError(exception: ClientError, host: ArgumentsHost): void {
   const reply = http.getResponse<FastifyReply>();
   const status = exception.statusCode;
   const message = refusalMessage(exception, request);
-  if (MCP_ROUTES.has(request.routeOptions?.url ?? '')) {
-    void reply.status(status).send({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  if (MCP_ROUTE_PATHS.includes(request.routeOptions?.url ?? '')) {
+    void reply.status(status).send({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null });
     return;
   }
   void reply.status(status).send({ statusCode: status, error: STATUS_CODES[status] ?? 'Error', message });

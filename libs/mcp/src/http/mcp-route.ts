@@ -7,6 +7,9 @@ import { McpHttpService } from './mcp-http.service.js';
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
+/** The Fastify routes of the endpoint (a request's `routeOptions.url`), whose clients read JSON-RPC error bodies. */
+export const MCP_ROUTE_PATHS: readonly string[] = ['/mcp', '/mcp/:secret'];
+
 /** Whether the application has global guards or interceptors (`APP_GUARD`, `APP_INTERCEPTOR` providers). */
 function hasGlobalEnhancers(discovery: DiscoveryService): boolean {
   return discovery.getProviders().some(({ token }) => typeof token === 'string' && (token.startsWith(APP_GUARD) || token.startsWith(APP_INTERCEPTOR)));
@@ -38,8 +41,7 @@ export class McpRoute implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     const handler = hasGlobalEnhancers(this.discovery) ? this.enhanced() : (request: FastifyRequest, reply: FastifyReply) => this.serve(request, reply);
-    fastify.all('/mcp', handler);
-    fastify.all('/mcp/:secret', handler);
+    for (const path of MCP_ROUTE_PATHS) fastify.all(path, handler);
   }
 
   serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
