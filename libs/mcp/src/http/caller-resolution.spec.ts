@@ -97,7 +97,7 @@ describe('the caller reaches tools only through the resolver', () => {
     const call = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'who_is_calling', arguments: {} } });
     expect(await post({ 'x-test-user': 'revoked' }, call('abc'))).toMatchObject({ status: 401, body: { id: 'abc' } });
     expect(await post({}, call(7))).toMatchObject({ status: 401, body: { id: 7 } });
-    expect(await post({ accept: 'application/json', 'x-test-user': 'alice' }, call(8))).toMatchObject({
+    expect(await post({ accept: 'text/html', 'x-test-user': 'alice' }, call(8))).toMatchObject({
       status: 406,
       body: { id: 8, error: { code: -32000 } },
     });
