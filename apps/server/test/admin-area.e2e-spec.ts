@@ -149,6 +149,31 @@ describe('the admin area', () => {
     const older = await call('GET', `/admin/audit?limit=3&cursor=${trail.json.nextCursor}`, admin);
     expect(older.json.items.length).toBeGreaterThan(0);
   });
+
+  it("puts the calls on a user's memories and files on the audit trail, and answers 404 for a user who does not exist", async () => {
+    const erin = await token('erin');
+    const erinId = await userIdOf(erin);
+    const memory = (await call('POST', '/api/memories', erin, { text: 'Erin takes her coffee black' })).json.memory.id as string;
+    const calls: [string, string, string, Record<string, unknown> | null][] = [
+      ['GET', `/admin/users/${erinId}/memories`, 'memories.view', null],
+      ['DELETE', `/admin/users/${erinId}/memories/${memory}`, 'memories.erase', { memoryId: memory }],
+      ['DELETE', `/admin/users/${erinId}/memories`, 'memories.erase_all', null],
+      ['GET', `/admin/users/${erinId}/files`, 'files.view', null],
+      ['DELETE', `/admin/users/${erinId}/files/no-such-key`, 'files.delete', { fileKey: 'no-such-key' }],
+      ['DELETE', `/admin/users/${erinId}/files`, 'files.erase_all', null],
+    ];
+    for (const [method, path, action, detail] of calls) {
+      const answer = await call(method, path, admin);
+      expect({ path, status: answer.status < 500 }).toEqual({ path, status: true });
+      const [newest] = (await call('GET', '/admin/audit?limit=1', admin)).json.items;
+      expect({ path, action: newest.action, target: newest.targetUserId, detail: newest.detail }).toEqual({ path, action, target: erinId, detail });
+    }
+    const nobody = '00000000-0000-0000-0000-000000000000';
+    for (const [method, path] of calls.map(([method, path]) => [method, path.replace(erinId, nobody)])) {
+      const answer = await call(method!, path!, admin);
+      expect({ path, status: answer.status, message: answer.json?.message }).toEqual({ path, status: 404, message: 'No such user' });
+    }
+  });
 });
 
 describe("a user's own data", () => {

@@ -101,6 +101,7 @@ export class AuthModule {
       exports: [
         AUTH_OPTIONS,
         AccessLogRetention,
+        AdminUsers,
         passportModule,
         RequestRateLimiter,
         RateLimitGuard,

@@ -1,4 +1,5 @@
 export { AccessLogRetention } from './access-log-retention.js';
+export { AdminUsers } from './admin/admin-users.service.js';
 export { AuthModule } from './auth.module.js';
 export type { AuthModuleOptions, AuthSectionOptions, RateLimitOptions } from './auth.options.js';
 export { SECRET_PREFIX } from './credentials.js';

@@ -88,6 +88,16 @@ export class AdminUsers {
     await this.userData.erase(user.id);
   }
 
+  /**
+   * For another lib's admin route about one user's data (their memories, their files): the user
+   * must exist (404 "No such user", as on `/admin/users/:id`, rather than an empty list or
+   * `{ erased: 0 }` for a mistyped id), and the access goes on the audit trail before it happens.
+   */
+  async audited(admin: UserInfo, userId: string, action: string, detail?: Record<string, unknown>): Promise<void> {
+    const user = await this.find(userId);
+    await this.audit.record(admin, action, user.id, detail);
+  }
+
   private async find(userId: string): Promise<UserEntity> {
     const user = UUID.test(userId) ? await this.users.findOneBy({ id: userId }) : null;
     if (!user) throw new NotFoundError('No such user');
