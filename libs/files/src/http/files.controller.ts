@@ -112,20 +112,19 @@ export class FilesController {
       );
     }
     const stored = await this.store(reply, { userId: caller.userId, body: part.file, filename: part.filename, declaredMime: part.mimetype });
-    // What follows the file is known only once the file is stored; anything there undoes the upload, so no part is ever dropped unseen.
-    let extra: Multipart | undefined;
+    // What follows the file is known only once the file is stored; anything there (another part, a
+    // body cut short) undoes the upload, so no part is ever dropped unseen.
     try {
-      extra = await nextPart();
+      const extra = await nextPart();
+      if (!extra) return stored;
+      if (extra.type === 'file') extra.file.resume();
+      throw new InvalidInputError(`Send one part only, the file named "${FILE_FIELD}"; this body also has ${describePart(extra)}; nothing was kept`, {
+        [extra.fieldname]: 'unexpected',
+      });
     } catch (error) {
       await this.files.delete(caller.userId, stored.fileKey);
       throw error;
     }
-    if (!extra) return stored;
-    if (extra.type === 'file') extra.file.resume();
-    await this.files.delete(caller.userId, stored.fileKey);
-    throw new InvalidInputError(`Send one part only, the file named "${FILE_FIELD}"; this body also has ${describePart(extra)}; nothing was kept`, {
-      [extra.fieldname]: 'unexpected',
-    });
   }
 
   @Post('raw')
