@@ -341,6 +341,34 @@ describe('FHIR ingest and search', () => {
     expect((await api('POST', '/api/fhir/Observation', null, bloodPressure)).status).toBe(401);
   });
 
+  it('refuses dates the calendar lacks, times without a zone and leap seconds, storing nothing (they were moved, guessed or a 500)', async () => {
+    const at = (fields: Record<string, unknown>) => quantity('8867-4', 'Heart rate', 70, '/min', fields);
+    const before = (await api('GET', '/api/fhir/Observation', 'eve')).body.total;
+    expect(await api('POST', '/api/fhir/Observation', 'eve', at({ effectiveDateTime: '2026-02-30' }))).toMatchObject({
+      status: 400,
+      body: { fields: { 'Observation.effectiveDateTime': '"2026-02-30" has no day 30 in 2026-02' } },
+    });
+    expect(await api('POST', '/api/fhir/Observation', 'eve', at({ issued: '2026-06-30T23:59:60Z' }))).toMatchObject({
+      status: 400,
+      body: { fields: { 'Observation.issued': '"2026-06-30T23:59:60Z" is a leap second (:60), which cannot be stored: use :59' } },
+    });
+    const transaction = await api('POST', '/api/fhir', 'eve', {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [post(at({ effectiveDateTime: '2026-02-03T00:00:00Z' })), post(at({ effectivePeriod: { start: '2026-02-03T08:00:00', end: '2026-02-02' } }))],
+    });
+    expect(transaction).toMatchObject({
+      status: 400,
+      body: { fields: { 'Bundle.entry[1].resource.effectivePeriod.start': expect.stringContaining('needs a time zone') } },
+    });
+    expect((await api('GET', '/api/fhir/Observation', 'eve')).body.total).toBe(before);
+    expect(await api('GET', '/api/fhir/Observation?date=ge2026-02-30', 'eve')).toMatchObject({
+      status: 400,
+      body: { fields: { date: 'invalid date' }, message: expect.stringContaining('has no day 30 in 2026-02') },
+    });
+    expect(await familyHealth('eve', { since: '2026-02-30' })).toEqual({ error: 'since: "2026-02-30" has no day 30 in 2026-02' });
+  });
+
   it("searches the caller's own observations by code, date range and count", async () => {
     const search = (query: string, who: Person = 'bob') => api('GET', `/api/fhir/Observation${query}`, who);
     const all = await search('');

@@ -144,6 +144,15 @@ describe('the /api/mcp-secrets endpoint', () => {
   ])('refuses %s with 400', async (_name, body) => {
     expect((await request('POST', aliceJwt, body)).status).toBe(400);
   });
+
+  it.each([
+    // `new Date()` reads the first as 2 March and the second as the server's local time.
+    ['2099-02-30T00:00:00Z', 'expiresAt has no day 30 in 2099-02'],
+    ['2099-01-01T00:00:00', 'expiresAt needs a time zone after the time of day: Z or an offset such as +01:00'],
+    ['tomorrow', 'expiresAt must be an ISO 8601 date-time with a time zone such as 2026-01-05T10:00:00Z'],
+  ])('refuses the expiry %s naming its problem', async (expiresAt, problem) => {
+    expect(await request('POST', aliceJwt, { label: 'x', expiresAt })).toMatchObject({ status: 400, body: { fields: { expiresAt: problem } } });
+  });
 });
 
 describe('a deleted user (finding 15)', () => {

@@ -36,3 +36,4 @@ export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl } from '.
 export { commonConfig } from './common.config.js';
 export { isLoopback, parseUrl } from './config/hosts.js';
 export { isUnstorableText, NUL_PROBLEM, pathsWithNul } from './unstorable-text.js';
+export { readIsoDateTime, type DateTimePrecision, type IsoDateTime } from './iso-date-time.js';

@@ -1,11 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsDate, IsNotEmpty, IsString, Matches, MaxDate, MaxLength, MinDate } from 'class-validator';
-import { Omittable } from '@app/common';
+import { Omittable, readIsoDateTime } from '@app/common';
 
 const MAX_TEXT = 200;
-/** A date-time with its offset: a bare date or local time would mean different instants on different servers. */
-const DATE_TIME_WITH_OFFSET = /T.*(Z|[+-]\d\d:\d\d)$/;
 /** The last instant PostgreSQL and JavaScript both represent without trouble. */
 const LATEST_EXPIRY = new Date('9999-12-31T23:59:59Z');
 /** PostgreSQL text cannot hold NUL. */
@@ -32,14 +30,24 @@ export class NewSecretDto {
   @ApiPropertyOptional({ type: String, format: 'date-time', description: 'ISO 8601 date-time with offset, in the future', example: '2030-01-31T00:00:00Z' })
   @Omittable()
   @Transform(({ obj }: { obj: { expiresAt?: unknown } }) => toDate(obj.expiresAt), { toClassOnly: true })
-  @IsDate({ message: 'expiresAt must be an ISO 8601 date-time with offset, e.g. 2030-01-31T00:00:00Z' })
+  @IsDate({ message: ({ value }) => `expiresAt ${expiryProblem(value)}` })
   @MinDate(() => new Date(), { message: 'expiresAt must be in the future' })
   @MaxDate(LATEST_EXPIRY, { message: 'expiresAt must be before the year 10000' })
   expiresAt?: Date;
 }
 
-/** Anything but a date-time with offset becomes an invalid date, which `@IsDate` reports. */
-function toDate(value: unknown): Date | undefined {
-  if (value === undefined) return undefined;
-  return typeof value === 'string' && DATE_TIME_WITH_OFFSET.test(value) ? new Date(value) : new Date(NaN);
+/**
+ * A date-time with its zone (a bare date or a local time would mean different instants on different
+ * servers) becomes a `Date`; anything else stays as sent, for `@IsDate` to refuse naming its problem.
+ */
+function toDate(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const read = readIsoDateTime(value, ['moment']);
+  return 'problem' in read ? value : read.start;
+}
+
+/** Why `@IsDate` refused what was sent, which `toDate` left as it was. */
+function expiryProblem(sent: unknown): string {
+  const read = typeof sent === 'string' ? readIsoDateTime(sent, ['moment']) : undefined;
+  return read && 'problem' in read ? read.problem : 'must be an ISO 8601 date-time with a time zone such as 2030-01-31T00:00:00Z';
 }

@@ -12,8 +12,16 @@ describe('FHIR date search values', () => {
     ['ge2026-01-05T10:00:00Z', ['>=2026-01-05T10:00:00.000Z']],
   ])('%s', (value, expected) => expect(iso(parseDateParams([value]))).toEqual(expected));
 
-  it.each(['yesterday', 'ge2026-13-01', 'sa2026-01-01', '2026-1-5'])('refuses %s naming the parameter', (value) => {
-    expect(() => parseDateParams([value])).toThrow(/date/);
+  it.each([
+    ['yesterday', 'date: "yesterday" is not a FHIR date search value such as ge2026-01-01 or 2026-01-05'],
+    ['2026-1-5', 'date: "2026-1-5" 2026-1-5 must be an ISO 8601 date or date-time such as 2026 or 2026-01 or 2026-01-05 or 2026-01-05T10:00:00Z'],
+    ['sa2026-01-01', 'date: the prefix "sa" is not supported; use eq, ge, gt, le or lt'],
+    ['ge2026-13-01', 'date: "ge2026-13-01" 2026-13-01 has no month 13'],
+    // `new Date()` reads these as 2 March, and as the server's local time.
+    ['2026-02-30', 'date: "2026-02-30" 2026-02-30 has no day 30 in 2026-02'],
+    ['ge2026-01-05T10:00:00', 'date: "ge2026-01-05T10:00:00" 2026-01-05T10:00:00 needs a time zone after the time of day: Z or an offset such as +01:00'],
+  ])('refuses %s naming the parameter and the problem', (value, message) => {
+    expect(() => parseDateParams([value])).toThrow(message);
   });
 
   it('reads tokens with and without a system', () => {

@@ -1,4 +1,4 @@
-import { InvalidInputError } from '@app/common';
+import { InvalidInputError, readIsoDateTime, type DateTimePrecision } from '@app/common';
 
 /** A bound on clinical time from a FHIR `date` search parameter (`ge2026-01-01`, `lt2026-02-01T10:00:00Z`, `2026-01-05`). */
 export interface DateBound {
@@ -6,31 +6,25 @@ export interface DateBound {
   at: Date;
 }
 
-const DATE_VALUE = /^(eq|ne|gt|lt|ge|le|sa|eb|ap)?(\d{4}(-\d{2}(-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})?)?)?)?)$/;
-
-/** The instant after the last moment a partial date (`2026`, `2026-01`, `2026-01-05`) covers. */
-function endOfPrecision(value: string, start: Date): Date {
-  const end = new Date(start);
-  if (value.length === 4) end.setUTCFullYear(end.getUTCFullYear() + 1);
-  else if (value.length === 7) end.setUTCMonth(end.getUTCMonth() + 1);
-  else if (value.length === 10) end.setUTCDate(end.getUTCDate() + 1);
-  else end.setTime(end.getTime() + 1);
-  return end;
-}
+const DATE_SEARCH_VALUE = /^(eq|ne|gt|lt|ge|le|sa|eb|ap)?(.*)$/;
+const ANY_PRECISION: readonly DateTimePrecision[] = ['year', 'month', 'day', 'moment'];
 
 /**
  * FHIR date search on clinical time; a date without a prefix (or `eq`) means "within that day/month/year".
- * Prefixes this server does not implement are refused by name rather than ignored.
+ * Prefixes this server does not implement are refused by name rather than ignored. A date the calendar does
+ * not have, or a time of day without a zone, is refused as `readIsoDateTime` refuses it: the stored times
+ * all have one (see fhir-validation.ts), so a search time without one could only be guessed.
  */
 export function parseDateParams(values: readonly string[]): DateBound[] {
   return values.flatMap((raw) => {
-    const match = DATE_VALUE.exec(raw.trim());
-    const start = match ? new Date(match[2]!.length === 4 ? `${match[2]}-01-01` : match[2]!.length === 7 ? `${match[2]}-01` : match[2]!) : null;
-    if (!match || !start || Number.isNaN(start.getTime())) {
-      throw new InvalidInputError(`date: "${raw}" is not a FHIR date search value such as ge2026-01-01 or 2026-01-05`, { date: 'invalid date' });
+    const [, prefixed, value] = DATE_SEARCH_VALUE.exec(raw.trim())!;
+    const read = readIsoDateTime(value!, ANY_PRECISION);
+    if ('problem' in read) {
+      const problem = /^\d{4}/.test(value!) ? `${value} ${read.problem}` : 'is not a FHIR date search value such as ge2026-01-01 or 2026-01-05';
+      throw new InvalidInputError(`date: "${raw}" ${problem}`, { date: 'invalid date' });
     }
-    const prefix = match[1] ?? 'eq';
-    const end = endOfPrecision(match[2]!, start);
+    const { start, end } = read;
+    const prefix = prefixed ?? 'eq';
     switch (prefix) {
       case 'eq':
         return [

