@@ -387,6 +387,43 @@ describe('FHIR ingest and search', () => {
   });
 });
 
+describe('FHIR search pages', () => {
+  type Searchset = { total: number; link: { relation: string; url: string }[]; entry: { resource: { valueQuantity?: { value: number } } }[] };
+  const get = async (url: string, who: Person | null = 'bob') => {
+    const response = await fetch(url, { headers: who ? bearer(tokens[who]) : {} });
+    return { status: response.status, body: (await response.json()) as Searchset & { fields?: Record<string, string> } };
+  };
+  const values = (page: Searchset) => page.entry.map((entry) => entry.resource.valueQuantity?.value);
+  const link = (page: Searchset, relation: string) => page.link.find((entry) => entry.relation === relation)?.url;
+  const searchUrl = (query: string) => new URL(`/api/fhir/Observation?${query}`, running.url).href;
+
+  it('count every match in total, not the page, and follow next links to the end (total was the page size, and no page came after the first)', async () => {
+    // Bob's sleep (7 Jan) and heart rates (6 and 2 Jan), either code matching.
+    const first = await get(searchUrl('_count=2&code=8867-4,http://loinc.org|93832-4'));
+    expect(first.status).toBe(200);
+    expect(first.body.total).toBe(3);
+    expect(values(first.body)).toEqual([7.5, 64]);
+    expect(link(first.body, 'self')).toBe(searchUrl('_count=2&code=8867-4%2Chttp%3A%2F%2Floinc.org%7C93832-4'));
+    const next = link(first.body, 'next')!;
+    const second = await get(next);
+    expect(second.body).toMatchObject({ total: 3 });
+    expect(values(second.body)).toEqual([70]);
+    expect(link(second.body, 'self')).toBe(next);
+    expect(link(second.body, 'next')).toBeUndefined();
+    // The cursor only says where a page starts: Alice following Bob's link sees her own (none), anonymous callers nothing.
+    expect((await get(next, 'alice')).body).toMatchObject({ total: 0, entry: [] });
+    expect((await get(next, null)).status).toBe(401);
+  });
+
+  it('reads `\\,` as a comma inside a code and refuses empty alternatives and cursors it did not issue, naming the parameter', async () => {
+    expect((await get(searchUrl('code=8867-4%5C%2C93832-4'))).body).toMatchObject({ total: 0, entry: [] });
+    expect(await get(searchUrl('code=8867-4,'))).toMatchObject({ status: 400, body: { fields: { code: 'empty alternative' } } });
+    for (const cursor of ['abc', Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'not-a-uuid'])).toString('base64url')]) {
+      expect(await get(searchUrl(`_cursor=${cursor}`))).toMatchObject({ status: 400, body: { fields: { _cursor: 'not a cursor this server issued' } } });
+    }
+  });
+});
+
 describe('user data', () => {
   const contributor = (name: string) =>
     running.app

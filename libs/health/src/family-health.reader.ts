@@ -58,7 +58,7 @@ export class FamilyHealthReader {
     if (!(await this.access.canReadHealth(caller.userId, subjectId))) throw new ForbiddenError('This person does not share health data with you');
     const rows = await this.observations.newest(subjectId, {
       count: query.count,
-      ...(query.code?.trim() ? { code: query.code.trim(), codeMatchesDisplay: true } : {}),
+      ...(query.code?.trim() ? { codes: [query.code.trim()], codeMatchesDisplay: true } : {}),
       dateBounds: query.since ? [{ operator: '>=', at: query.since }] : [],
     });
     return {

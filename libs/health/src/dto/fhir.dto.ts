@@ -8,7 +8,10 @@ export const MAX_SEARCH_COUNT = 1000;
 
 /** `GET /api/fhir/Observation`: the FHIR search parameters this server implements; any other is refused by name. */
 export class ObservationSearchDto {
-  @ApiPropertyOptional({ description: 'Token: `code` or `system|code`', example: 'http://loinc.org|8867-4' })
+  @ApiPropertyOptional({
+    description: 'Token: `code` or `system|code`; `a,b` matches either (`\\,` is a comma inside one)',
+    example: 'http://loinc.org|8867-4',
+  })
   @Omittable()
   @IsString()
   @MaxLength(300)
@@ -33,4 +36,10 @@ export class ObservationSearchDto {
   @Min(1)
   @Max(MAX_SEARCH_COUNT)
   _count?: number;
+
+  @ApiPropertyOptional({ description: "Where a page starts: set by the previous page's `next` link" })
+  @Omittable()
+  @IsString()
+  @MaxLength(1000)
+  _cursor?: string;
 }

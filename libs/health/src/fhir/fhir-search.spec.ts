@@ -1,4 +1,4 @@
-import { parseDateParams, parseToken } from './fhir-search.js';
+import { parseDateParams, parseToken, searchAlternatives } from './fhir-search.js';
 
 const iso = (bounds: ReturnType<typeof parseDateParams>) => bounds.map(({ operator, at }) => `${operator}${at.toISOString()}`);
 
@@ -22,6 +22,17 @@ describe('FHIR date search values', () => {
     ['ge2026-01-05T10:00:00', 'date: "ge2026-01-05T10:00:00" 2026-01-05T10:00:00 needs a time zone after the time of day: Z or an offset such as +01:00'],
   ])('refuses %s naming the parameter and the problem', (value, message) => {
     expect(() => parseDateParams([value])).toThrow(message);
+  });
+
+  it('splits a value into its alternatives at unescaped commas', () => {
+    expect(searchAlternatives('code', '8867-4')).toEqual(['8867-4']);
+    expect(searchAlternatives('code', '8867-4,http://loinc.org|93832-4')).toEqual(['8867-4', 'http://loinc.org|93832-4']);
+    expect(searchAlternatives('code', 'a\\,b,c\\\\')).toEqual(['a,b', 'c\\']);
+    expect(searchAlternatives('code', 'a\\b')).toEqual(['a\\b']);
+  });
+
+  it.each(['a,', ',a', 'a,,b', 'a, ,b'])('refuses %j, which has an empty alternative', (value) => {
+    expect(() => searchAlternatives('code', value)).toThrow(`code: "${value}" has an empty alternative; separate values with single commas`);
   });
 
   it('reads tokens with and without a system', () => {

@@ -45,6 +45,25 @@ export function parseDateParams(values: readonly string[]): DateBound[] {
   });
 }
 
+/**
+ * The alternatives of a FHIR search value: `a,b` means a or b, and `\,` is a comma inside one (as is
+ * `\\` a backslash). An empty alternative (`a,,b`, `a,`) is refused rather than matched against nothing.
+ */
+export function searchAlternatives(name: string, value: string): string[] {
+  const alternatives = [''];
+  for (let index = 0; index < value.length; index++) {
+    const char = value[index]!;
+    const next = value[index + 1];
+    if (char === '\\' && (next === ',' || next === '\\')) alternatives[alternatives.length - 1] += value[++index];
+    else if (char === ',') alternatives.push('');
+    else alternatives[alternatives.length - 1] += char;
+  }
+  if (alternatives.some((alternative) => alternative.trim() === '')) {
+    throw new InvalidInputError(`${name}: "${value}" has an empty alternative; separate values with single commas`, { [name]: 'empty alternative' });
+  }
+  return alternatives;
+}
+
 /** A FHIR token (`system|code`, `code`, or `|code`), matched against the observation's code. */
 export function parseToken(value: string): { system?: string; code: string } {
   const bar = value.indexOf('|');

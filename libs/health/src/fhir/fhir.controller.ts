@@ -1,11 +1,22 @@
-import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Bundle, Observation } from '@medplum/fhirtypes';
 import type { UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { DEFAULT_SEARCH_COUNT, ObservationSearchDto } from '../dto/fhir.dto.js';
-import { parseDateParams } from './fhir-search.js';
-import { ObservationsService } from './observations.service.js';
+import { parseDateParams, searchAlternatives } from './fhir-search.js';
+import { ObservationsService, type SearchPageUrl } from './observations.service.js';
+
+/** A page of the search `request` asks for: its own URL, with `_cursor` set (or, for the first page, left out). */
+const searchPageUrl =
+  (request: FastifyRequest): SearchPageUrl =>
+  (cursor) => {
+    const url = new URL(request.url, `${request.protocol}://${request.host}`);
+    if (cursor) url.searchParams.set('_cursor', cursor);
+    else url.searchParams.delete('_cursor');
+    return url.href;
+  };
 
 const FHIR_OBJECT = { type: 'object', additionalProperties: true } as const;
 
@@ -36,12 +47,21 @@ export class FhirController {
   }
 
   @Get('Observation')
-  @ApiOkResponse({ description: "A searchset Bundle of the caller's own Observations, newest first by clinical time", schema: FHIR_OBJECT })
-  search(@CurrentCaller() caller: UserInfo, @Query() query: ObservationSearchDto): Promise<Bundle<Observation>> {
-    return this.observations.searchset(caller.userId, {
-      count: query._count ?? DEFAULT_SEARCH_COUNT,
-      ...(query.code ? { code: query.code } : {}),
-      dateBounds: parseDateParams(query.date ?? []),
-    });
+  @ApiOkResponse({
+    description:
+      "A searchset Bundle of the caller's own Observations, newest first by clinical time; `total` counts every match, a `next` link fetches the following page",
+    schema: FHIR_OBJECT,
+  })
+  search(@CurrentCaller() caller: UserInfo, @Query() query: ObservationSearchDto, @Req() request: FastifyRequest): Promise<Bundle<Observation>> {
+    return this.observations.searchset(
+      caller.userId,
+      {
+        count: query._count ?? DEFAULT_SEARCH_COUNT,
+        ...(query.code ? { codes: searchAlternatives('code', query.code) } : {}),
+        dateBounds: parseDateParams(query.date ?? []),
+        ...(query._cursor ? { cursor: query._cursor } : {}),
+      },
+      searchPageUrl(request),
+    );
   }
 }

@@ -2,22 +2,32 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Bundle, BundleEntry, Observation, OperationOutcome } from '@medplum/fhirtypes';
-import type { DataSource, EntityManager, SelectQueryBuilder } from 'typeorm';
-import { InvalidInputError } from '@app/common';
+import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { decodeCursor, InvalidInputError, toPage } from '@app/common';
 import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
 import { parseToken, type DateBound } from './fhir-search.js';
 import { toObservationRow } from './observation-row.js';
+import { isUuid } from '../circles/care-circles.service.js';
 
 export interface ObservationQuery {
   /** Newest first, at most this many. */
   count: number;
-  /** A code (`8867-4`, `http://loinc.org|8867-4`) for FHIR search; for the tool, also a word of the display name. */
-  code?: string;
-  /** Whether `code` may also match a word of the display name (the tool's looser filter). */
+  /** Codes (`8867-4`, `http://loinc.org|8867-4`), any of which matches; for the tool, also a word of the display name. */
+  codes?: readonly string[];
+  /** Whether a code may also match a word of the display name (the tool's looser filter). */
   codeMatchesDisplay?: boolean;
   dateBounds?: readonly DateBound[];
 }
+
+/** A FHIR search: a query, and where the previous page ended. */
+export interface ObservationSearch extends ObservationQuery {
+  /** The `_cursor` of the previous page's `next` link. */
+  cursor?: string;
+}
+
+/** The URL of a page of the search being answered: `_cursor` set to `cursor`, or left out for the first page. */
+export type SearchPageUrl = (cursor: string | undefined) => string;
 
 const problemsError = (summary: string, problems: readonly FhirProblem[]) =>
   new InvalidInputError(
@@ -71,27 +81,40 @@ export class ObservationsService {
   }
 
   /** Newest first by clinical time (effective[x], else issued). */
-  async newest(subjectId: string, query: ObservationQuery): Promise<ObservationEntity[]> {
-    const builder = this.dataSource
-      .getRepository(ObservationEntity)
-      .createQueryBuilder('o')
-      .where('o.subject_id = :subjectId', { subjectId })
-      .orderBy('o.clinical_at', 'DESC')
-      .addOrderBy('o.id', 'DESC')
-      .take(query.count);
-    if (query.code) applyCodeFilter(builder, query.code, query.codeMatchesDisplay ?? false);
-    (query.dateBounds ?? []).forEach((bound, index) => builder.andWhere(`o.clinical_at ${bound.operator} :at${index}`, { [`at${index}`]: bound.at }));
-    return builder.getMany();
+  newest(subjectId: string, query: ObservationQuery): Promise<ObservationEntity[]> {
+    return this.matching(subjectId, query).orderBy('o.clinical_at', 'DESC').addOrderBy('o.id', 'DESC').take(query.count).getMany();
   }
 
-  async searchset(subjectId: string, query: ObservationQuery): Promise<Bundle<Observation>> {
-    const rows = await this.newest(subjectId, query);
+  /**
+   * A `searchset` page, newest first, with `total` counting every match (not only this page's) and a
+   * `next` link (keyset `_cursor`) while more remain.
+   */
+  async searchset(subjectId: string, search: ObservationSearch, pageUrl: SearchPageUrl): Promise<Bundle<Observation>> {
+    const page = this.matching(subjectId, search)
+      .orderBy('o.clinical_at', 'DESC')
+      .addOrderBy('o.id', 'DESC')
+      .take(search.count + 1);
+    if (search.cursor) {
+      const { clinicalAt, id } = searchCursor(search.cursor);
+      page.andWhere('(o.clinical_at, o.id) < (:clinicalAt, :id)', { clinicalAt, id });
+    }
+    const [rows, total] = await Promise.all([page.getMany(), this.matching(subjectId, search).getCount()]);
+    const { items, nextCursor } = toPage(rows, search.count, (row) => [row.clinicalAt.toISOString(), row.id]);
     return {
       resourceType: 'Bundle',
       type: 'searchset',
-      total: rows.length,
-      entry: rows.map((row) => ({ fullUrl: `Observation/${row.id}`, resource: row.resource, search: { mode: 'match' } })),
+      total,
+      link: [{ relation: 'self', url: pageUrl(search.cursor) }, ...(nextCursor ? [{ relation: 'next', url: pageUrl(nextCursor) }] : [])],
+      entry: items.map((row) => ({ fullUrl: `Observation/${row.id}`, resource: row.resource, search: { mode: 'match' } })),
     };
+  }
+
+  /** The subject's observations that `query` matches, unordered. */
+  private matching(subjectId: string, query: ObservationQuery): SelectQueryBuilder<ObservationEntity> {
+    const builder = this.dataSource.getRepository(ObservationEntity).createQueryBuilder('o').where('o.subject_id = :subjectId', { subjectId });
+    if (query.codes?.length) builder.andWhere(anyCode(query.codes, query.codeMatchesDisplay ?? false));
+    (query.dateBounds ?? []).forEach((bound, index) => builder.andWhere(`o.clinical_at ${bound.operator} :at${index}`, { [`at${index}`]: bound.at }));
+    return builder;
   }
 
   private async store(manager: EntityManager, subjectId: string, resource: Observation): Promise<Observation> {
@@ -121,16 +144,33 @@ const created = (resource: Observation): BundleEntry => ({
   response: { status: '201 Created', location: `Observation/${resource.id}/_history/1`, lastModified: resource.meta!.lastUpdated! },
 });
 
-function applyCodeFilter(builder: SelectQueryBuilder<ObservationEntity>, value: string, matchesDisplay: boolean): void {
-  const { system, code } = parseToken(value.trim());
-  if (system) {
-    builder.andWhere('o.code_system = :system AND o.code = :code', { system, code });
-    return;
+/** Where the page after the one that issued `cursor` starts; a cursor this server did not issue is the caller's mistake. */
+function searchCursor(cursor: string): { clinicalAt: Date; id: string } {
+  const refusal = new InvalidInputError('Invalid _cursor: follow the next link of the previous page', { _cursor: 'not a cursor this server issued' });
+  let keyset: unknown[];
+  try {
+    keyset = decodeCursor(cursor);
+  } catch {
+    throw refusal;
   }
-  if (!matchesDisplay) {
-    builder.andWhere('o.code = :code', { code });
-    return;
-  }
-  const pattern = `%${code.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-  builder.andWhere('(o.code = :code OR o.display ILIKE :pattern)', { code, pattern });
+  const [clinicalAt, id] = keyset;
+  if (typeof clinicalAt !== 'string' || Number.isNaN(Date.parse(clinicalAt)) || typeof id !== 'string' || !isUuid(id)) throw refusal;
+  return { clinicalAt: new Date(clinicalAt), id };
+}
+
+/** Observations with any of the codes (`code`, `system|code`); with `matchesDisplay`, also those with the code as a word of their name. */
+function anyCode(codes: readonly string[], matchesDisplay: boolean): Brackets {
+  return new Brackets((anyOf) =>
+    codes.forEach((token, index) => {
+      const { system, code } = parseToken(token.trim());
+      const [systemKey, codeKey, patternKey] = [`system${index}`, `code${index}`, `pattern${index}`];
+      if (system) anyOf.orWhere(`(o.code_system = :${systemKey} AND o.code = :${codeKey})`, { [systemKey]: system, [codeKey]: code });
+      else if (!matchesDisplay) anyOf.orWhere(`o.code = :${codeKey}`, { [codeKey]: code });
+      else
+        anyOf.orWhere(`(o.code = :${codeKey} OR o.display ILIKE :${patternKey})`, {
+          [codeKey]: code,
+          [patternKey]: `%${code.replace(/[\\%_]/g, (char) => `\\${char}`)}%`,
+        });
+    }),
+  );
 }
