@@ -137,6 +137,8 @@ describe('documentation', () => {
       '/api/circles/{circleId}/members/{memberId}': ['patch', 'delete'],
       '/api/fhir': ['post'],
       '/api/fhir/Observation': ['get', 'post'],
+      '/api/fhir/Observation/{id}': ['get', 'delete'],
+      '/api/fhir/Observation/{id}/_history/{versionId}': ['get'],
     })) {
       for (const method of methods) expect(document.paths[path]?.[method]?.security).toEqual(expect.arrayContaining([{ jwt: [] }]));
     }
@@ -384,6 +386,46 @@ describe('FHIR ingest and search', () => {
     expect((await search('?subject=Patient/1')).status).toBe(400);
     expect((await search('?_count=0')).status).toBe(400);
     expect((await search('', 'dave')).body.total).toBe(1);
+  });
+});
+
+describe('one Observation by id', () => {
+  const at = (path: string) => new URL(path, running.url).href;
+  const call = async (method: string, url: string, who: Person | null) => {
+    const response = await fetch(url, { method, headers: who ? bearer(tokens[who]) : {} });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+
+  it('is read and deleted by its owner alone, at the Location the create answered (it pointed nowhere, and a wrong entry could not be removed)', async () => {
+    const response = await fetch(at('/api/fhir/Observation'), {
+      method: 'POST',
+      headers: { ...bearer(tokens.eve), 'content-type': 'application/fhir+json' },
+      body: JSON.stringify(quantity('8867-4', 'Heart rate', 300, '/min', { effectiveDateTime: '2026-03-01T00:00:00Z' })),
+    });
+    expect(response.status).toBe(201);
+    const created = (await response.json()) as { id: string };
+    const location = response.headers.get('location')!;
+    expect(location).toBe(at(`/api/fhir/Observation/${created.id}/_history/1`));
+    const url = at(`/api/fhir/Observation/${created.id}`);
+    for (const spelling of [location, url, url.toUpperCase().replace(/^HTTP:\/\/127\.0\.0\.1:\d+\/API\/FHIR\/OBSERVATION/, at('/api/fhir/Observation'))]) {
+      expect(await call('GET', spelling, 'eve')).toEqual({ status: 200, body: created });
+    }
+    const missing = await call('GET', at('/api/fhir/Observation/00000000-0000-4000-8000-000000000000'), 'eve');
+    expect(missing.status).toBe(404);
+    for (const other of [url, location]) {
+      expect(await call('GET', other, 'bob')).toEqual({ status: 404, body: { ...missing.body, message: `No Observation with id ${created.id}` } });
+    }
+    expect((await call('GET', url, null)).status).toBe(401);
+    expect((await call('GET', `${url}/_history/2`, 'eve')).status).toBe(404);
+    expect((await call('GET', at('/api/fhir/Observation/not-an-id'), 'eve')).status).toBe(404);
+
+    expect((await call('DELETE', url, 'bob')).status).toBe(404);
+    expect((await call('DELETE', url, null)).status).toBe(401);
+    expect((await call('GET', url, 'eve')).status).toBe(200);
+    expect(await call('DELETE', url, 'eve')).toEqual({ status: 204, body: undefined });
+    expect((await call('GET', url, 'eve')).status).toBe(404);
+    expect((await call('DELETE', url, 'eve')).status).toBe(404);
   });
 });
 

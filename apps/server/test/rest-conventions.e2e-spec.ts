@@ -48,6 +48,9 @@ const ROUTES = [
   'post /api/fhir',
   'post /api/fhir/Observation',
   'get /api/fhir/Observation',
+  'get /api/fhir/Observation/{id}',
+  'get /api/fhir/Observation/{id}/_history/{versionId}',
+  'delete /api/fhir/Observation/{id}',
   'get /api/conversations',
   'delete /api/conversations/{conversationId}',
   // Long-term memory (libs/memory).

@@ -1,18 +1,23 @@
-import { Body, Controller, Get, Post, Query, Req } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
-import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Bundle, Observation } from '@medplum/fhirtypes';
-import type { UserInfo } from '@app/common';
+import { NotFoundError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { DEFAULT_SEARCH_COUNT, ObservationSearchDto } from '../dto/fhir.dto.js';
 import { parseDateParams, searchAlternatives } from './fhir-search.js';
 import { ObservationsService, type SearchPageUrl } from './observations.service.js';
 
+const OBSERVATION_PATH = '/api/fhir/Observation';
+
+/** Where the client reached this server: links handed back to it start there. */
+const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+
 /** A page of the search `request` asks for: its own URL, with `_cursor` set (or, for the first page, left out). */
 const searchPageUrl =
   (request: FastifyRequest): SearchPageUrl =>
   (cursor) => {
-    const url = new URL(request.url, `${request.protocol}://${request.host}`);
+    const url = new URL(request.url, baseUrl(request));
     if (cursor) url.searchParams.set('_cursor', cursor);
     else url.searchParams.delete('_cursor');
     return url.href;
@@ -32,10 +37,41 @@ export class FhirController {
 
   @Post('Observation')
   @ApiBody({ description: 'A FHIR R4 Observation (application/json or application/fhir+json)', schema: FHIR_OBJECT })
-  @ApiCreatedResponse({ description: 'The stored Observation, with its server-assigned id', schema: FHIR_OBJECT })
+  @ApiCreatedResponse({ description: 'The stored Observation, with its server-assigned id; `Location` is its URL (version 1)', schema: FHIR_OBJECT })
   @ApiBadRequestResponse({ description: 'Not a valid Observation; `fields` maps each path to its problem' })
-  create(@CurrentCaller() caller: UserInfo, @Body() body: unknown): Promise<Observation> {
-    return this.observations.createOne(caller.userId, body);
+  async create(
+    @CurrentCaller() caller: UserInfo,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<Observation> {
+    const created = await this.observations.createOne(caller.userId, body);
+    void reply.header('location', new URL(`${OBSERVATION_PATH}/${created.id}/_history/1`, baseUrl(request)).href);
+    return created;
+  }
+
+  @Get('Observation/:id')
+  @ApiOkResponse({ description: 'One of your Observations, as stored', schema: FHIR_OBJECT })
+  @ApiNotFoundResponse({ description: 'No such Observation of yours' })
+  read(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<Observation> {
+    return this.observations.readOne(caller.userId, id);
+  }
+
+  @Get('Observation/:id/_history/:versionId')
+  @ApiOkResponse({ description: 'A version of one of your Observations; stored Observations have only version 1', schema: FHIR_OBJECT })
+  @ApiNotFoundResponse({ description: 'No such Observation of yours, or no such version' })
+  async readVersion(@CurrentCaller() caller: UserInfo, @Param('id') id: string, @Param('versionId') versionId: string): Promise<Observation> {
+    const observation = await this.observations.readOne(caller.userId, id);
+    if (versionId !== observation.meta?.versionId) throw new NotFoundError(`Observation ${id} has no version ${versionId}`);
+    return observation;
+  }
+
+  @Delete('Observation/:id')
+  @HttpCode(204)
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiNotFoundResponse({ description: 'No such Observation of yours' })
+  async remove(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<void> {
+    await this.observations.deleteOne(caller.userId, id);
   }
 
   @Post()

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Bundle, BundleEntry, Observation, OperationOutcome } from '@medplum/fhirtypes';
 import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { decodeCursor, InvalidInputError, toPage } from '@app/common';
+import { decodeCursor, InvalidInputError, NotFoundError, toPage } from '@app/common';
 import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
 import { parseToken, type DateBound } from './fhir-search.js';
@@ -80,6 +80,18 @@ export class ObservationsService {
     return { resourceType: 'Bundle', type: 'transaction-response', entry: stored.map(created) };
   }
 
+  /** One of the subject's Observations, as stored; another's answers as a missing one does. */
+  async readOne(subjectId: string, id: string): Promise<Observation> {
+    const row = isUuid(id) ? await this.dataSource.getRepository(ObservationEntity).findOneBy({ id, subjectId }) : null;
+    if (!row) throw notFound(id);
+    return row.resource;
+  }
+
+  async deleteOne(subjectId: string, id: string): Promise<void> {
+    const deleted = isUuid(id) ? await this.dataSource.getRepository(ObservationEntity).delete({ id, subjectId }) : undefined;
+    if (!deleted?.affected) throw notFound(id);
+  }
+
   /** Newest first by clinical time (effective[x], else issued). */
   newest(subjectId: string, query: ObservationQuery): Promise<ObservationEntity[]> {
     return this.matching(subjectId, query).orderBy('o.clinical_at', 'DESC').addOrderBy('o.id', 'DESC').take(query.count).getMany();
@@ -143,6 +155,8 @@ const created = (resource: Observation): BundleEntry => ({
   resource,
   response: { status: '201 Created', location: `Observation/${resource.id}/_history/1`, lastModified: resource.meta!.lastUpdated! },
 });
+
+const notFound = (id: string) => new NotFoundError(`No Observation with id ${id}`);
 
 /** Where the page after the one that issued `cursor` starts; a cursor this server did not issue is the caller's mistake. */
 function searchCursor(cursor: string): { clinicalAt: Date; id: string } {
