@@ -326,6 +326,32 @@ describe('FHIR ingest and search', () => {
     expect((await api('GET', '/api/fhir/Observation', 'eve')).body.total).toBe(1);
   });
 
+  it('resolves references between the entries of a transaction to the stored ids (they were stored as urn:uuid, pointing nowhere)', async () => {
+    const systolic = 'urn:uuid:61ebe359-bfdc-4613-8bf2-c5e300945f0a';
+    const panel = { ...bloodPressure, component: undefined, hasMember: [{ reference: systolic }] };
+    const transaction = await api('POST', '/api/fhir', 'eve', {
+      resourceType: 'Bundle',
+      type: 'transaction',
+      entry: [post(panel), { fullUrl: systolic, ...post(quantity('8480-6', 'Systolic', 120, 'mmHg', { effectiveDateTime: '2026-02-04T00:00:00Z' })) }],
+    });
+    expect(transaction.status).toBe(201);
+    const [storedPanel, storedSystolic] = transaction.body.entry.map((entry: { resource: { id: string } }) => entry.resource);
+    expect(storedPanel.hasMember).toEqual([{ reference: `Observation/${storedSystolic.id}` }]);
+    const member = await api('GET', `/api/fhir/${storedPanel.hasMember[0].reference}`, 'eve');
+    expect(member).toMatchObject({ status: 200, body: { id: storedSystolic.id, valueQuantity: { value: 120 } } });
+    for (const type of ['transaction', 'batch']) {
+      const dangling = await api('POST', '/api/fhir', 'eve', {
+        resourceType: 'Bundle',
+        type,
+        entry: [post({ ...panel, hasMember: [{ reference: 'urn:uuid:nowhere' }] })],
+      });
+      const problem = type === 'transaction' ? dangling.body.fields : dangling.body.entry[0].response.outcome.issue[0];
+      expect(JSON.stringify(problem)).toContain('Bundle.entry[0].resource.hasMember[0].reference');
+    }
+    // Eve's other tests count her observations.
+    for (const id of [storedPanel.id, storedSystolic.id]) expect((await api('DELETE', `/api/fhir/Observation/${id}`, 'eve')).status).toBe(204);
+  });
+
   it('refuses what is not an Observation or Bundle, naming it', async () => {
     expect((await api('POST', '/api/fhir/Observation', 'eve', { resourceType: 'Patient' })).body.fields).toEqual({ '$.resourceType': expect.any(String) });
     expect((await api('POST', '/api/fhir', 'eve', { resourceType: 'Bundle', type: 'document', entry: [] })).body.fields).toEqual({

@@ -8,6 +8,7 @@ import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
 import { parseToken, type DateBound } from './fhir-search.js';
 import { toObservationRow } from './observation-row.js';
+import { linkEntries } from './bundle-references.js';
 import { isUuid } from '../circles/care-circles.service.js';
 
 export interface ObservationQuery {
@@ -60,13 +61,14 @@ export class ObservationsService {
     if (envelopeProblems.length > 0) throw problemsError('Invalid Bundle', envelopeProblems);
     const bundle = body as Bundle & { type: AcceptedBundleType };
     const entries = bundle.entry!;
-    const problemsByEntry = entries.map((entry, index) => entryProblems(bundle.type, entry, index));
+    const linked = linkEntries(bundle.type, entries);
+    const problemsByEntry = entries.map((entry, index) => [...entryProblems(bundle.type, entry, index), ...linked.problems[index]!]);
     if (bundle.type === 'batch') {
       const responses: BundleEntry[] = [];
-      for (const [index, entry] of entries.entries()) {
+      for (const [index, { id, resource }] of linked.resources.entries()) {
         const problems = problemsByEntry[index]!;
         if (problems.length > 0) responses.push({ response: { status: '400 Bad Request', outcome: outcome(problems) } });
-        else responses.push(created(await this.store(this.dataSource.manager, subjectId, entry.resource as Observation)));
+        else responses.push(created(await this.store(this.dataSource.manager, subjectId, resource, id)));
       }
       return { resourceType: 'Bundle', type: 'batch-response', entry: responses };
     }
@@ -74,7 +76,7 @@ export class ObservationsService {
     if (allProblems.length > 0) throw problemsError(`Invalid ${bundle.type}; nothing was stored`, allProblems);
     const stored = await this.dataSource.transaction(async (manager) => {
       const saved: Observation[] = [];
-      for (const entry of entries) saved.push(await this.store(manager, subjectId, entry.resource as Observation));
+      for (const { id, resource } of linked.resources) saved.push(await this.store(manager, subjectId, resource, id));
       return saved;
     });
     return { resourceType: 'Bundle', type: 'transaction-response', entry: stored.map(created) };
@@ -129,8 +131,7 @@ export class ObservationsService {
     return builder;
   }
 
-  private async store(manager: EntityManager, subjectId: string, resource: Observation): Promise<Observation> {
-    const id = randomUUID();
+  private async store(manager: EntityManager, subjectId: string, resource: Observation, id: string = randomUUID()): Promise<Observation> {
     const now = new Date();
     const stored: Observation = { ...resource, id, meta: { ...resource.meta, versionId: '1', lastUpdated: now.toISOString() } };
     await manager.insert(ObservationEntity, toObservationRow(id, subjectId, stored, now));
