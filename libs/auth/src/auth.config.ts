@@ -27,7 +27,7 @@ export const authConfig = defineConfigSection({
     RATE_LIMIT_WINDOW_SECONDS: int(60, { min: 1, max: 24 * 3600 }),
     MCP_SECRETS_MAX_PER_USER: int(20, { min: 1, max: 10_000 }),
     /** How long the access log keeps a call; 0 keeps calls forever. */
-    ACCESS_LOG_RETENTION: duration(90 * 86400, { minSeconds: 0, maxSeconds: 100 * 366 * 86400 }),
+    ACCESS_LOG_RETENTION: duration(90 * 86400, { minSeconds: 0, maxSeconds: 100 * 366 * 86400, unitRequired: true }),
   },
   validate: (values, env) => {
     const jwksUrl = httpUrl(values.JWKS_URL, 'JWKS_URL');

@@ -66,6 +66,16 @@ describe('defineConfigSection', () => {
     expect(() => section.load({ [key]: value })).toThrow(new RegExp(`^Invalid configuration ${key}: ${problem.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   });
 
+  it('takes a bare number as seconds, unless the duration requires its unit', () => {
+    const retention = duration(86400, { unitRequired: true });
+    expect(duration(60).parse('90', 'DEMO_TTL')).toBe(90);
+    expect(retention.parse('90d', 'DEMO_RETENTION')).toBe(90 * 86400);
+    expect(retention.parse('0', 'DEMO_RETENTION')).toBe(0);
+    expect(() => retention.parse('90', 'DEMO_RETENTION')).toThrow(
+      'Invalid configuration DEMO_RETENTION: expected a unit s/m/h/d after the number (e.g. 90d), got "90": a bare number would be seconds',
+    );
+  });
+
   it('never echoes a secret value', () => {
     expect(() => section.load({ DEMO_TOKEN: 'short' })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('"short"') }));
   });

@@ -123,16 +123,25 @@ export function oneOf<T extends string>(allowed: readonly T[], fallback: T): Key
   };
 }
 
-/** A duration in seconds: a whole number, or with a unit (`90s`, `15m`, `2h`, `1d`). */
-export function duration(fallbackSeconds: number, range: { minSeconds?: number; maxSeconds?: number } = {}): KeySpec<number> {
+/**
+ * A duration in seconds: a whole number, or with a unit (`90s`, `15m`, `2h`, `1d`). With
+ * `unitRequired`, a number other than 0 needs its unit: where `90` meant as days would delete data
+ * after 90 seconds (a retention), the mistake must not start up.
+ */
+export function duration(fallbackSeconds: number, range: { minSeconds?: number; maxSeconds?: number; unitRequired?: boolean } = {}): KeySpec<number> {
   const units: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86400 };
   const min = range.minSeconds ?? 0;
   const max = range.maxSeconds ?? Number.MAX_SAFE_INTEGER;
   return {
     fallback: fallbackSeconds,
-    describe: `seconds, or with a unit s/m/h/d (default ${fallbackSeconds})`,
+    describe: range.unitRequired
+      ? `a number with a unit s/m/h/d, or 0 (default ${fallbackSeconds} s)`
+      : `seconds, or with a unit s/m/h/d (default ${fallbackSeconds})`,
     parse(raw, key) {
       const match = /^(\d+)\s*([smhd]?)$/.exec(raw.trim());
+      if (range.unitRequired && match && !match[2] && Number(match[1]) !== 0) {
+        throw new ConfigError(key, `expected a unit s/m/h/d after the number (e.g. ${match[1]}d), got "${raw}": a bare number would be seconds`);
+      }
       const seconds = match ? Number(match[1]) * units[match[2]!]! : NaN;
       if (!Number.isSafeInteger(seconds) || seconds < min || seconds > max) {
         throw new ConfigError(key, `expected a duration from ${min} to ${max} seconds (e.g. 90, 15m, 2h), got "${raw}"`);
