@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadAppConfig } from './config.js';
+import { loadAppConfig, lookalikeSettings } from './config.js';
 
 let dir: string;
 const write = (name: string, content: string) => writeFileSync(join(dir, name), content);
@@ -139,6 +139,20 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ MCP_SESSION_SECRET: secret, SIGNING_SECRET: 'y'.repeat(32) })).toThrow(
       'Invalid configuration MCP_SESSION_SECRET: is the former name of SIGNING_SECRET',
     );
+  });
+});
+
+describe('lookalikeSettings', () => {
+  it('names what the environment and .env misspell, and leaves other programs their names', () => {
+    write('.env', 'POSTGRES_PASSWORD=not-ours\nACESS_LOG_RETENTION=30d\nport=9100\n');
+    const environment = { JWT_SECERT: 'x', log_level: 'debug', PGHOST: 'db', PGPORT: '5432', HOME: '/root', HOSTNAME: 'vm', TEST_DATABASE_URL: 'x', PORT: '1' };
+    expect(lookalikeSettings(environment, { configDir: dir })).toEqual([
+      { name: 'JWT_SECERT', setting: 'JWT_SECRET', source: 'the environment' },
+      { name: 'log_level', setting: 'LOG_LEVEL', source: 'the environment' },
+      { name: 'ACESS_LOG_RETENTION', setting: 'ACCESS_LOG_RETENTION', source: join(dir, '.env') },
+      { name: 'port', setting: 'PORT', source: join(dir, '.env') },
+    ]);
+    expect(lookalikeSettings({ JWT_SECERT: 'x' })).toEqual([{ name: 'JWT_SECERT', setting: 'JWT_SECRET', source: 'the environment' }]);
   });
 });
 

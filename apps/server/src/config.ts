@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import leven from 'leven';
 import { parse as parseYaml } from 'yaml';
 import { authConfig, type AuthSectionOptions } from '@app/auth';
 import {
@@ -196,6 +197,39 @@ function readDotEnv(path: string): Env {
   if (!existsSync(path)) return {};
   const values = parseEnv(readFileSync(path, 'utf8'));
   return Object.fromEntries(Object.entries(values).filter(([key, value]) => isConfigKey(key) && value !== undefined && value !== ''));
+}
+
+/** A name that is no setting but looks like one, and the setting it looks like. */
+export interface Lookalike {
+  name: string;
+  setting: string;
+  /** Where the name was set: `the environment` or the `.env` file. */
+  source: string;
+}
+
+/**
+ * Names in the environment or `.env` that are no setting but look like one: another case (`port`),
+ * or, for a setting of 8 characters or more, up to two letters off (`JWT_SECERT`). They are ignored,
+ * as every other variable is, since the environment and `.env` hold other programs' names too
+ * (config.yaml, which holds only this server's keys, refuses unknown ones); start-up warns about them
+ * with the setting meant. Shorter settings would take others' names for typos (`PGHOST` for `HOST`).
+ */
+export function lookalikeSettings(environment: Env, options: LoadOptions = {}): Lookalike[] {
+  const dotEnv = options.configDir === undefined ? undefined : join(options.configDir, '.env');
+  const sources: [string, string[]][] = [
+    ['the environment', Object.keys(environment)],
+    [dotEnv ?? '', dotEnv && existsSync(dotEnv) ? Object.keys(parseEnv(readFileSync(dotEnv, 'utf8'))) : []],
+  ];
+  return sources.flatMap(([source, names]) =>
+    names.flatMap((name) => {
+      if (isConfigKey(name)) return [];
+      const upper = name.toUpperCase();
+      const [setting, distance] = CONFIG_KEYS.map((key) => [key, key.length >= 8 || key === upper ? leven(upper, key) : Infinity] as const).reduce(
+        (nearest, candidate) => (candidate[1] < nearest[1] ? candidate : nearest),
+      );
+      return distance <= 2 ? [{ name, setting, source }] : [];
+    }),
+  );
 }
 
 /** The layers, later wins: .env, config.yaml, config.{ENV}.yaml, then the environment (empty variables count as unset). */

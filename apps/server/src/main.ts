@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { registerToolModuleHooks } from '@app/mcp';
 import { describeDatabase, DirectoryLockedError, embeddedDir, lockHolder } from '@app/database';
-import { ConfigError, loadAppConfig, type AppConfig } from './config.js';
+import { ConfigError, loadAppConfig, lookalikeSettings, type AppConfig } from './config.js';
 import { createApp } from './create-app.js';
 import { processLogger } from './log-format.js';
 
@@ -21,6 +21,9 @@ const config = configuration();
 registerToolModuleHooks(new URL('./tool-api.js', import.meta.url), config.toolDirectories.directories);
 // Lines of the process itself: before the application logs, when it cannot start, and after it has gone.
 const log = processLogger(config.LOG_LEVEL, config.LOG_FORMAT);
+for (const { name, setting, source } of lookalikeSettings(process.env, { configDir: process.cwd() })) {
+  log.warn(`${name} in ${source} is no setting of this server and is ignored: did you mean ${setting}?`);
+}
 const refuse = (message: string): never => {
   log.fatal(message);
   process.exit(1);
