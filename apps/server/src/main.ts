@@ -49,12 +49,21 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 process.once('exit', (code) => log.info(`Stopped (exit code ${code})`));
 
+/** Why the server cannot listen where it was told to, by the error's code, naming the setting to change. */
+const LISTEN_REFUSALS: Record<string, string> = {
+  EADDRINUSE: `port ${config.PORT} is in use on ${config.HOST} (set PORT to another one)`,
+  EACCES: `port ${config.PORT} on ${config.HOST} needs privileges this process lacks (set PORT to 1024 or above)`,
+  EADDRNOTAVAIL: `HOST ${config.HOST} is no address of this machine (set HOST to one of its addresses, 127.0.0.1, or 0.0.0.0 for all)`,
+  ENOTFOUND: `HOST ${config.HOST} is no name this machine can resolve (set HOST to an address, 127.0.0.1, or 0.0.0.0 for all)`,
+};
+
 try {
   await app.listen(config.PORT, config.HOST);
 } catch (error) {
-  if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  const refusal = LISTEN_REFUSALS[(error as NodeJS.ErrnoException).code ?? ''];
+  if (refusal === undefined) throw error;
   await app.close();
-  refuse(`port ${config.PORT} is in use on ${config.HOST} (set PORT to another one)`);
+  refuse(refusal);
 }
 const listening = await app.getUrl();
 const docs = app.getHttpAdapter().getInstance().hasRoute({ method: 'GET', url: '/docs' }) ? `, API docs at ${config.PUBLIC_BASE_URL}/docs` : '';

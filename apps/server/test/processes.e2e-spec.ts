@@ -144,4 +144,20 @@ describe('one data directory, one process', () => {
       await stopGroup(blocker);
     }
   }, 180_000);
+
+  it.each([
+    // TEST-NET-1 (RFC 5737): no machine has it; `.invalid` (RFC 6761) never resolves.
+    ['192.0.2.1', 'HOST 192.0.2.1 is no address of this machine'],
+    ['nowhere.invalid', 'HOST nowhere.invalid is no name this machine can resolve'],
+  ])(
+    'says in one line that HOST=%s cannot be listened on (it crashed with a stack trace)',
+    async (host, refusal) => {
+      seedEmbeddedDatabase(join(project, `host-data-${host}`));
+      const refused = start(process.execPath, ['dist/apps/server/src/main.js'], { DATA_DIR: join(project, `host-data-${host}`), HOST: host, PORT: '0' });
+      expect(await refused.exited).toBe(1);
+      expect(refused.output()).toContain(refusal);
+      expect(refused.output()).not.toMatch(/\n\s+at /);
+    },
+    180_000,
+  );
 });
