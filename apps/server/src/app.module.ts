@@ -29,7 +29,7 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => config] }),
         loggingModule(config.LOG_LEVEL, config.LOG_FORMAT),
-        CommonModule.forRoot(config.common),
+        CommonModule.forRoot({ ...config.common, ...(config.PUBLIC_BASE_URL_CONFIGURED ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}) }),
         DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
         TerminusModule,
         McpModule.forRoot({
@@ -41,7 +41,6 @@ export class AppModule {
         AuthModule.forRoot({
           ...config.auth,
           publicBaseUrl: config.PUBLIC_BASE_URL,
-          publicBaseUrlConfigured: config.PUBLIC_BASE_URL_CONFIGURED,
           dataDir: config.DATA_DIR,
         }),
         FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -83,11 +84,25 @@ describe('OAuth protected-resource metadata without PUBLIC_BASE_URL', () => {
     expect(challenge.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`);
   });
 
-  it('names the configured PUBLIC_BASE_URL whatever the client used', async () => {
-    const configured = await startApp({ PUBLIC_BASE_URL: 'https://mcp.example.com' });
+  it('names the configured PUBLIC_BASE_URL whatever the client used, in the metadata and in FHIR links (those named the address behind the proxy)', async () => {
+    const env = { PUBLIC_BASE_URL: 'https://mcp.example.com/mirobody', JWT_SECRET: TEST_JWT_SECRET };
+    const configured = await startApp(env);
     try {
       const metadata = (await (await fetch(new URL('/.well-known/oauth-protected-resource', configured.url))).json()) as { resource: string };
-      expect(metadata.resource).toBe('https://mcp.example.com/mcp');
+      expect(metadata.resource).toBe('https://mcp.example.com/mirobody/mcp');
+      const headers = { ...bearer(await cliToken(configured, env, '--sub', 'alice')), 'content-type': 'application/json' };
+      const observation = { resourceType: 'Observation', status: 'final', code: { text: 'steps' }, valueInteger: 9000 };
+      for (let count = 0; count < 2; count++) {
+        const created = await fetch(new URL('/api/fhir/Observation', configured.url), { method: 'POST', headers, body: JSON.stringify(observation) });
+        const { id } = (await created.json()) as { id: string };
+        expect(created.headers.get('location')).toBe(`https://mcp.example.com/mirobody/api/fhir/Observation/${id}/_history/1`);
+      }
+      const page = await fetch(new URL('/api/fhir/Observation?_count=1', configured.url), { headers });
+      const links = ((await page.json()) as { link: { relation: string; url: string }[] }).link;
+      expect(links.map((link) => link.url)).toEqual([
+        'https://mcp.example.com/mirobody/api/fhir/Observation?_count=1',
+        expect.stringMatching(/^https:\/\/mcp\.example\.com\/mirobody\/api\/fhir\/Observation\?_count=1&_cursor=[\w-]+$/),
+      ]);
     } finally {
       await configured.close();
     }

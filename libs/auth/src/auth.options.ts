@@ -11,8 +11,6 @@ export interface RateLimitOptions {
 export interface AuthModuleOptions {
   /** The address clients reach the server at, without a trailing slash. */
   publicBaseUrl: string;
-  /** False when `publicBaseUrl` is only the default: the metadata then names the address the client used. */
-  publicBaseUrlConfigured?: boolean;
   /** Where a generated HS256 secret is kept when none is configured. */
   dataDir: string;
   /** HS256 key; exclusive with `jwksUrl`. */
@@ -44,7 +42,7 @@ export interface AuthModuleOptions {
 }
 
 /** What `authConfig` gives: everything but what the app itself decides. */
-export type AuthSectionOptions = Omit<AuthModuleOptions, 'publicBaseUrl' | 'publicBaseUrlConfigured' | 'dataDir'>;
+export type AuthSectionOptions = Omit<AuthModuleOptions, 'publicBaseUrl' | 'dataDir'>;
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
 

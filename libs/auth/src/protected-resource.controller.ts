@@ -1,5 +1,6 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { PublicAddress } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
 
 /**
@@ -9,16 +10,17 @@ import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
  */
 @Controller('.well-known')
 export class ProtectedResourceController {
-  constructor(@Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions) {}
+  constructor(
+    @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
+    private readonly publicAddress: PublicAddress,
+  ) {}
 
   @Get(['oauth-protected-resource', 'oauth-protected-resource/mcp'])
   metadata(@Req() request: FastifyRequest) {
-    const { publicBaseUrl, publicBaseUrlConfigured, oauthIssuer } = this.options;
-    // MCP clients compare `resource` with the URL they were given; without a configured public
-    // address, that is the address this request came to (localhost and 127.0.0.1 both work).
-    const base = publicBaseUrlConfigured === false ? `${request.protocol}://${request.host}` : publicBaseUrl;
+    const { oauthIssuer } = this.options;
+    // MCP clients compare `resource` with the URL they were given.
     return {
-      resource: `${base}/mcp`,
+      resource: `${this.publicAddress.baseUrlFor(request)}/mcp`,
       ...(oauthIssuer ? { authorization_servers: [oauthIssuer] } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'Mirobody',

@@ -4,6 +4,7 @@ import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { BackgroundWrites } from './background-writes.js';
 import { DomainErrorFilter } from './rest/domain-error.filter.js';
 import { createValidationPipe } from './rest/validation.js';
+import { PublicAddress } from './public-address.js';
 import { Signer } from './signer.js';
 import { UserDataContributors } from './user-data/user-data-contributors.js';
 
@@ -14,11 +15,13 @@ export interface CommonModuleOptions {
    * process makes its own, so its signatures die with it.
    */
   signingSecret?: string;
+  /** `PUBLIC_BASE_URL`, when it is configured (see `PublicAddress`). */
+  publicBaseUrl?: string;
 }
 
 /**
  * What every lib shares and no lib owns: background writes, the signer, the user-data
- * contributors, and the REST conventions (one validation pipe, domain errors as HTTP statuses).
+ * contributors, the server's public address, and the REST conventions (one validation pipe, domain errors as HTTP statuses).
  * Global: the app imports it once with `forRoot`.
  */
 @Module({})
@@ -32,10 +35,11 @@ export class CommonModule {
         BackgroundWrites,
         UserDataContributors,
         { provide: Signer, useFactory: () => new Signer(signingSecret(options)) },
+        { provide: PublicAddress, useValue: new PublicAddress(options.publicBaseUrl) },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: DomainErrorFilter },
       ],
-      exports: [BackgroundWrites, UserDataContributors, Signer],
+      exports: [BackgroundWrites, UserDataContributors, Signer, PublicAddress],
     };
   }
 }

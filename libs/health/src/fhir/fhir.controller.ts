@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res }
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Bundle, Observation } from '@medplum/fhirtypes';
-import { NotFoundError, type UserInfo } from '@app/common';
+import { NotFoundError, PublicAddress, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { DEFAULT_SEARCH_COUNT, ObservationSearchDto } from '../dto/fhir.dto.js';
 import { parseDateParams, searchAlternatives } from './fhir-search.js';
@@ -10,17 +10,15 @@ import { ObservationsService, type SearchPageUrl } from './observations.service.
 
 const OBSERVATION_PATH = '/api/fhir/Observation';
 
-/** Where the client reached this server: links handed back to it start there. */
-const baseUrl = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-
-/** A page of the search `request` asks for: its own URL, with `_cursor` set (or, for the first page, left out). */
+/** A page of the search `request` asks for: its own path and query after `baseUrl`, with `_cursor` set (or, for the first page, left out). */
 const searchPageUrl =
-  (request: FastifyRequest): SearchPageUrl =>
+  (request: FastifyRequest, baseUrl: string): SearchPageUrl =>
   (cursor) => {
-    const url = new URL(request.url, baseUrl(request));
-    if (cursor) url.searchParams.set('_cursor', cursor);
-    else url.searchParams.delete('_cursor');
-    return url.href;
+    // Only the target's path and query are used; a PUBLIC_BASE_URL may add a path of its own.
+    const target = new URL(request.url, 'http://target.invalid');
+    if (cursor) target.searchParams.set('_cursor', cursor);
+    else target.searchParams.delete('_cursor');
+    return `${baseUrl}${target.pathname}${target.search}`;
   };
 
 const FHIR_OBJECT = { type: 'object', additionalProperties: true } as const;
@@ -33,7 +31,10 @@ const FHIR_OBJECT = { type: 'object', additionalProperties: true } as const;
 @Controller('api/fhir')
 @Authenticated()
 export class FhirController {
-  constructor(private readonly observations: ObservationsService) {}
+  constructor(
+    private readonly observations: ObservationsService,
+    private readonly publicAddress: PublicAddress,
+  ) {}
 
   @Post('Observation')
   @ApiBody({ description: 'A FHIR R4 Observation (application/json or application/fhir+json)', schema: FHIR_OBJECT })
@@ -46,7 +47,7 @@ export class FhirController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Observation> {
     const created = await this.observations.createOne(caller.userId, body);
-    void reply.header('location', new URL(`${OBSERVATION_PATH}/${created.id}/_history/1`, baseUrl(request)).href);
+    void reply.header('location', `${this.publicAddress.baseUrlFor(request)}${OBSERVATION_PATH}/${created.id}/_history/1`);
     return created;
   }
 
@@ -97,7 +98,7 @@ export class FhirController {
         dateBounds: parseDateParams(query.date ?? []),
         ...(query._cursor ? { cursor: query._cursor } : {}),
       },
-      searchPageUrl(request),
+      searchPageUrl(request, this.publicAddress.baseUrlFor(request)),
     );
   }
 }
