@@ -199,6 +199,22 @@ describe('McpRegistry', () => {
     seen.interceptors.length = 0;
   });
 
+  it('warns at start-up about a name in an agent list that matches no tool, prompt or resource', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const withLists = await Test.createTestingModule({
+      imports: [
+        McpModule.forRoot({ serverInfo: { name: 't', version: '1' }, agentTools: { allowed: { KIOSK: ['fast_echo'] }, disallowed: { KIOSK: ['slow_ecoh'] } } }),
+      ],
+      providers: [GlucoseService],
+    }).compile();
+    await withLists.init();
+    expect(warn).toHaveBeenCalledWith(
+      'DISALLOWED_TOOLS_KIOSK names "slow_ecoh", which is no tool, prompt or resource of this server (did you mean "slow_echo"?): it matches nothing',
+    );
+    expect(warn.mock.calls.flat().join('\n')).not.toContain('fast_echo"');
+    await withLists.close();
+  });
+
   describe('argument validation', () => {
     it.each<[string, Record<string, unknown> | undefined, string]>([
       ['wrong type', { goal: 'high' }, 'argument "goal" must be integer'],

@@ -88,6 +88,20 @@ export class McpRegistry implements OnModuleInit {
     }
     this.listResult = Object.freeze({ tools: [...this.tools.values()].map((tool) => tool.definition) });
     this.catalog = new McpCatalog(found, this.visibility);
+    this.warnAboutUnknownListNames(found);
+  }
+
+  private warnAboutUnknownListNames(found: DiscoveredCapabilities): void {
+    const known = new Set([
+      ...this.tools.keys(),
+      ...found.prompts.map((prompt) => prompt.name),
+      ...[...found.resources, ...found.resourceTemplates].map((resource) => resource.options.name),
+    ]);
+    for (const { list, name, closest } of this.visibility.unknownNames(known)) {
+      this.logger.warn(
+        `${list} names "${name}", which is no tool, prompt or resource of this server${closest ? ` (did you mean "${closest}"?)` : ''}: it matches nothing`,
+      );
+    }
   }
 
   get size(): number {

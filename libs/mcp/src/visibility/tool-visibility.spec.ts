@@ -69,6 +69,16 @@ describe('ToolVisibility', () => {
     expect(new ToolVisibility().allows('echo', 'cursor')).toBe(true);
   });
 
+  it('names what its lists name that is no known tool, with the name meant when one is close', () => {
+    const visibility = new ToolVisibility(agentToolListsFrom({ ALLOWED_TOOLS_KIOSK: 'echo,whoam', DISALLOWED_TOOLS_KIOSK: 'delete_fle,something_else' }));
+    expect(visibility.unknownNames(new Set(['echo', 'whoami', 'delete_file']))).toEqual([
+      { list: 'ALLOWED_TOOLS_KIOSK', name: 'whoam', closest: 'whoami' },
+      { list: 'DISALLOWED_TOOLS_KIOSK', name: 'delete_fle', closest: 'delete_file' },
+      { list: 'DISALLOWED_TOOLS_KIOSK', name: 'something_else' },
+    ]);
+    expect(visibility.unknownNames(new Set(['echo', 'whoam', 'delete_fle', 'something_else']))).toEqual([]);
+  });
+
   it('derives list keys from agent names', () => {
     expect(agentKey('care-bot.v2')).toBe('CARE_BOT_V2');
   });

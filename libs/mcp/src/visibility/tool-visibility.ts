@@ -1,3 +1,5 @@
+import leven from 'leven';
+
 /**
  * Per-agent lists of tool, prompt and resource names: `ALLOWED_TOOLS_{NAME}` and
  * `DISALLOWED_TOOLS_{NAME}`, keyed by `agentKey(name)`.
@@ -49,6 +51,26 @@ export class ToolVisibility {
   constructor(lists: AgentToolLists = { allowed: {}, disallowed: {} }) {
     this.allowed = new Map(Object.entries(lists.allowed).map(([agent, names]) => [agent, new Set(names)]));
     this.disallowed = new Map(Object.entries(lists.disallowed).map(([agent, names]) => [agent, new Set(names)]));
+  }
+
+  /**
+   * The names in the lists that are no tool, prompt or resource in `known`, each with its list
+   * (`DISALLOWED_TOOLS_KIOSK`) and the known name it is closest to, if any is a letter or two off. A
+   * misspelt name matches nothing: in a deny list it leaves the tool it meant open to the agent.
+   */
+  unknownNames(known: ReadonlySet<string>): { list: string; name: string; closest?: string }[] {
+    const lists = [
+      ...[...this.allowed].map(([agent, names]) => [`ALLOWED_TOOLS_${agent}`, names] as const),
+      ...[...this.disallowed].map(([agent, names]) => [`DISALLOWED_TOOLS_${agent}`, names] as const),
+    ];
+    return lists.flatMap(([list, names]) =>
+      [...names]
+        .filter((name) => !known.has(name))
+        .map((name) => {
+          const closest = [...known].find((candidate) => leven(name, candidate) <= 2);
+          return closest === undefined ? { list, name } : { list, name, closest };
+        }),
+    );
   }
 
   /** The key under which the agent's views are cached; `undefined` when it sees everything. */
