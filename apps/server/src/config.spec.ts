@@ -118,6 +118,15 @@ describe('loadAppConfig', () => {
     expect(loadAppConfig({ HOST: '0.0.0.0', MCP_ALLOWED_HOSTS: 'a.example' }).mcp.allowedHostnames).toEqual(['a.example']);
   });
 
+  it('takes MCP_ALLOWED_HOSTS as host names in the form Host headers are compared in, refusing what could never match', () => {
+    expect(loadAppConfig({ MCP_ALLOWED_HOSTS: 'MCP.Example.com,10.0.0.7,[0:0::1]' }).mcp.allowedHostnames).toEqual(['mcp.example.com', '10.0.0.7', '[::1]']);
+    for (const entry of ['https://mcp.example.com', 'mcp.example.com:443', 'mcp.example.com/mcp', '*.example.com', '[1:2]']) {
+      expect(() => loadAppConfig({ MCP_ALLOWED_HOSTS: `a.example,${entry}` })).toThrow(
+        `Invalid configuration MCP_ALLOWED_HOSTS: expected host names such as mcp.example.com or [::1]`,
+      );
+    }
+  });
+
   it('never repeats a secret in its messages', () => {
     const url = 'mysql://admin:hunter2-secret@db.example/x';
     expect(() => loadAppConfig({ DATABASE_URL: url })).toThrow('Invalid configuration DATABASE_URL');

@@ -1,6 +1,21 @@
-import { bool, defineConfigSection, int, isLoopback, list, parseUrl } from '@app/common';
+import { bool, ConfigError, defineConfigSection, int, isLoopback, list, parseUrl } from '@app/common';
 import type { McpModuleSettings } from './mcp.module.js';
 import { agentToolListsFrom } from './visibility/tool-visibility.js';
+
+/**
+ * A host name as `Host` and `Origin` carry it, less the port: a DNS name, an IPv4 address or a
+ * bracketed IPv6 one. A scheme, a port or a path would never match, refusing every request.
+ */
+const HOST_NAME = /^(\[[\da-f:.]+\]|[a-z\d]([a-z\d-]*[a-z\d])?(\.[a-z\d]([a-z\d-]*[a-z\d])?)*)$/i;
+
+/** The form the SDK compares (`new URL().hostname`: lower case, IPv6 compressed), so that `MCP.Example.com` and `[0::1]` match. */
+function comparedHostname(name: string): string {
+  try {
+    return new URL(`http://${name}`).hostname;
+  } catch {
+    throw new ConfigError('MCP_ALLOWED_HOSTS', `expected host names such as mcp.example.com or [::1], got "${name}"`);
+  }
+}
 
 /**
  * The `/mcp` endpoint's keys; `HOST` (the app's) decides the default of `MCP_ALLOWED_HOSTS`. The
@@ -15,12 +30,12 @@ export const mcpConfig = defineConfigSection({
     MCP_MAX_SESSIONS_PER_CALLER: int(100, { min: 1, max: 1_000_000 }),
     /** A session id's lifetime, signed into it. */
     MCP_SESSION_MAX_AGE_SECONDS: int(24 * 3600, { min: 60, max: 30 * 24 * 3600 }),
-    MCP_ALLOWED_HOSTS: list(),
+    MCP_ALLOWED_HOSTS: list([], { item: HOST_NAME, expected: 'host names such as mcp.example.com or [::1], without scheme, port or path' }),
     /** Serve session-less tools/call, tools/list and ping without the SDK's Protocol (proven equal by a differential test); false for the SDK path only. */
     MCP_FAST_LANE: bool(true),
   },
   toOptions: (values, env): Omit<McpModuleSettings, 'serverInfo'> => {
-    const listed = env.MCP_ALLOWED_HOSTS ? values.MCP_ALLOWED_HOSTS : undefined;
+    const listed = env.MCP_ALLOWED_HOSTS ? values.MCP_ALLOWED_HOSTS.map(comparedHostname) : undefined;
     const allowedHostnames = listed ?? defaultAllowedHosts(env.HOST || '127.0.0.1', env.PUBLIC_BASE_URL);
     return {
       sessionIdleMs: values.MCP_SESSION_IDLE_SECONDS * 1000,
