@@ -96,7 +96,7 @@ export class ObservationsService {
 
   /** Newest first by clinical time (effective[x], else issued). */
   newest(subjectId: string, query: ObservationQuery): Promise<ObservationEntity[]> {
-    return this.matching(subjectId, query).orderBy('o.clinical_at', 'DESC').addOrderBy('o.id', 'DESC').take(query.count).getMany();
+    return this.newestFirst(subjectId, query).take(query.count).getMany();
   }
 
   /**
@@ -104,10 +104,7 @@ export class ObservationsService {
    * `next` link (keyset `_cursor`) while more remain.
    */
   async searchset(subjectId: string, search: ObservationSearch, pageUrl: SearchPageUrl): Promise<Bundle<Observation>> {
-    const page = this.matching(subjectId, search)
-      .orderBy('o.clinical_at', 'DESC')
-      .addOrderBy('o.id', 'DESC')
-      .take(search.count + 1);
+    const page = this.newestFirst(subjectId, search).take(search.count + 1);
     if (search.cursor) {
       const { clinicalAt, id } = searchCursor(search.cursor);
       page.andWhere('(o.clinical_at, o.id) < (:clinicalAt, :id)', { clinicalAt, id });
@@ -121,6 +118,11 @@ export class ObservationsService {
       link: [{ relation: 'self', url: pageUrl(search.cursor) }, ...(nextCursor ? [{ relation: 'next', url: pageUrl(nextCursor) }] : [])],
       entry: items.map((row) => ({ fullUrl: `Observation/${row.id}`, resource: row.resource, search: { mode: 'match' } })),
     };
+  }
+
+  /** By clinical time, then id: the keyset a page's cursor continues from. */
+  private newestFirst(subjectId: string, query: ObservationQuery): SelectQueryBuilder<ObservationEntity> {
+    return this.matching(subjectId, query).orderBy('o.clinical_at', 'DESC').addOrderBy('o.id', 'DESC');
   }
 
   /** The subject's observations that `query` matches, unordered. */
