@@ -9,14 +9,28 @@ import { PGlite } from '@electric-sql/pglite';
  */
 const TEMPLATE_ENV = 'MIROBODY_PGLITE_TEMPLATE';
 
+/**
+ * How long the template may take (it takes about 6 s). Once, in CI, `PGlite.create` here never
+ * settled and the run waited, idle, until it was killed; past this, the run goes on without a
+ * template (each app then creates its own database, slower) rather than hang.
+ */
+const TEMPLATE_TIMEOUT_MS = 90_000;
+
 /** Jest's globalSetup, run once in the parent process; the workers inherit its environment. */
 export default async function createPGliteTemplate(): Promise<void> {
   if (process.env.TEST_DATABASE_URL) return;
   const template = mkdtempSync(join(tmpdir(), 'mirobody-pglite-template-'));
   process.on('exit', () => rmSync(template, { recursive: true, force: true }));
-  const db = await PGlite.create({ dataDir: template });
-  await db.close();
-  process.env[TEMPLATE_ENV] = template;
+  const created = (async () => {
+    const db = await PGlite.create({ dataDir: template });
+    await db.close();
+    return true;
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(resolve, TEMPLATE_TIMEOUT_MS, false)));
+  const ready = await Promise.race([created, timedOut]).finally(() => clearTimeout(timer));
+  if (ready) process.env[TEMPLATE_ENV] = template;
+  else process.stderr.write(`No PGlite template after ${TEMPLATE_TIMEOUT_MS / 1000} s: each test app creates its own embedded database\n`);
 }
 
 /** Puts an empty embedded database where the server looks for it, `${dataDir}/pg`; without a template the server creates one. */
