@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run bench:instructions`: machine instructions per `tools/call echo`, against bare Fastify.
+// `npm run bench:instructions`: machine instructions per `tools/call echo` (and `whoami` with a JWT), against bare Fastify.
 //
 // `npm run bench` measures time, which on a shared 2-core VM moves by a third between runs of the
 // same build (the machine, not the code); a change worth a few percent cannot be seen there. This
@@ -10,10 +10,15 @@
 //
 // Per round and server: start it under callgrind with instrumentation off, warm it up with
 // BENCH_WARMUP requests (so the JIT has settled), switch instrumentation on, send BENCH_REQUESTS,
-// dump, stop. Rounds alternate between our server (embedded database), bare Fastify and the Nest
-// floor (bench/nest-floor.mjs: bare Fastify's answer through Nest's adapter, with @fastify/multipart);
-// the medians are printed with their ratios. Needs valgrind (`callgrind_control` comes with it).
-// Settings: BENCH_ROUNDS=3 BENCH_REQUESTS=8000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10 (about fifteen minutes)
+// dump, stop. Rounds alternate between our server (embedded database) answering `echo`, the same
+// server answering `whoami` with a JWT (signature check, caller resolution, the access log's
+// writes), bare Fastify and the Nest floor (bench/nest-floor.mjs: bare Fastify's answer through
+// Nest's adapter, with @fastify/multipart); the medians are printed with their ratios. Needs
+// valgrind (`callgrind_control` comes with it). Under callgrind a server answers some 30 times
+// slower, so the access log's 50 ms batches hold a few rows instead of hundreds: whoami's count
+// overstates what the log's inserts cost at full speed (compare whoami's builds with each other).
+// Settings: BENCH_ROUNDS=3 BENCH_REQUESTS=8000 BENCH_WARMUP=10000 BENCH_CONNECTIONS=10 (about twenty minutes);
+// BENCH_CASES=echo,whoami measures only those servers (a comparison of builds needs no baseline).
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -22,6 +27,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
+import { SignJWT } from 'jose';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const setting = (name, fallback) => {
@@ -38,11 +44,26 @@ const START_TIMEOUT_MS = 300_000;
 const run = promisify(execFile);
 
 const ECHO = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } });
+const WHOAMI = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami', arguments: {} } });
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+const JWT_SECRET = `instructions-${process.pid}-a-jwt-secret-of-at-least-32-characters`;
+const now = Math.floor(Date.now() / 1000);
+const TOKEN = await new SignJWT({ sub: 'bench-user', email: 'bench@example.com', iat: now, exp: now + 24 * 3600 })
+  .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+  .sign(new TextEncoder().encode(JWT_SECRET));
+const APP = { script: 'dist/apps/server/src/main.js', nodeArgs: ['--max-semi-space-size=4', '--max-old-space-size=1000'] };
+const echoed = (result) => result?.structuredContent?.echo === 'hi';
 const SERVERS = [
-  { name: 'echo', script: 'dist/apps/server/src/main.js', nodeArgs: ['--max-semi-space-size=4', '--max-old-space-size=1000'] },
-  { name: 'bare', script: 'bench/bare-fastify.mjs', nodeArgs: [] },
-  { name: 'nest', script: 'bench/nest-floor.mjs', nodeArgs: [] },
+  { name: 'echo', ...APP, body: ECHO, headers: HEADERS, answers: echoed },
+  {
+    name: 'whoami',
+    ...APP,
+    body: WHOAMI,
+    headers: { ...HEADERS, authorization: `Bearer ${TOKEN}` },
+    answers: (result) => result?.structuredContent?.authenticated === true,
+  },
+  { name: 'bare', script: 'bench/bare-fastify.mjs', nodeArgs: [], body: ECHO, headers: HEADERS, answers: echoed },
+  { name: 'nest', script: 'bench/nest-floor.mjs', nodeArgs: [], body: ECHO, headers: HEADERS, answers: echoed },
 ];
 
 function freePort() {
@@ -55,11 +76,9 @@ function freePort() {
   });
 }
 
-const load = (url, amount) =>
+const load = (url, { body, headers }, amount) =>
   new Promise((resolve, reject) =>
-    autocannon({ url, method: 'POST', headers: HEADERS, body: ECHO, connections: CONNECTIONS, amount }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    ),
+    autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount }, (error, result) => (error ? reject(error) : resolve(result))),
   );
 
 /** The main thread's instruction count in a callgrind dump directory (`--separate-threads`: thread 1's files end in `-01`). */
@@ -73,7 +92,7 @@ function mainThreadInstructions(directory) {
 }
 
 /** One server, one round: instructions per request of its main thread, once warmed up. */
-async function measure({ name, script, nodeArgs }) {
+async function measure({ name, script, nodeArgs, ...request }) {
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'mcp-instructions-'));
   const port = await freePort();
   // valgrind names its control pipes after USER and HOST, and callgrind_control must find them.
@@ -84,6 +103,7 @@ async function measure({ name, script, nodeArgs }) {
     PORT: String(port),
     DATA_DIR: path.join(scratch, 'data'),
     DATABASE_URL: '',
+    JWT_SECRET,
     RATE_LIMIT_REQUESTS: '0',
     RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
   };
@@ -98,10 +118,10 @@ async function measure({ name, script, nodeArgs }) {
   const control = (flag) => run('callgrind_control', [flag, String(child.pid)], { env });
   const url = `http://${HOST}:${port}/mcp`;
   try {
-    await answered(url, child);
-    await load(url, WARMUP);
+    await answered(url, request, child);
+    await load(url, request, WARMUP);
     await control('--instr=on');
-    const result = await load(url, REQUESTS);
+    const result = await load(url, request, REQUESTS);
     await control('--dump');
     if (result.non2xx || result.errors || result.timeouts)
       throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
@@ -112,16 +132,16 @@ async function measure({ name, script, nodeArgs }) {
   }
 }
 
-/** Waits for the server to answer `echo` correctly; a server that answers wrongly is not measured. */
-async function answered(url, child) {
+/** Waits for the server to answer the request correctly; a server that answers wrongly is not measured. */
+async function answered(url, { body, headers, answers }, child) {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline && child.exitCode === null) {
-    const answer = await fetch(url, { method: 'POST', headers: HEADERS, body: ECHO }).then(
+    const answer = await fetch(url, { method: 'POST', headers, body }).then(
       (response) => response.text(),
       () => undefined,
     );
     if (answer !== undefined) {
-      if (JSON.parse(answer).result?.structuredContent?.echo !== 'hi') throw new Error(`echo answered ${answer.slice(0, 300)}`);
+      if (!answers(JSON.parse(answer).result)) throw new Error(`${url} answered ${answer.slice(0, 300)}`);
       return;
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -143,16 +163,26 @@ try {
   process.exit(1);
 }
 console.log(
-  `instructions per tools/call echo (main thread, callgrind): ${ROUNDS} rounds, ${WARMUP} warm-up + ${REQUESTS} measured requests, ${CONNECTIONS} connections`,
+  `instructions per tools/call echo and whoami (main thread, callgrind): ${ROUNDS} rounds, ${WARMUP} warm-up + ${REQUESTS} measured requests, ${CONNECTIONS} connections`,
 );
-const counts = new Map(SERVERS.map(({ name }) => [name, []]));
+const cases = process.env.BENCH_CASES ? process.env.BENCH_CASES.split(',') : SERVERS.map(({ name }) => name);
+const unknownCase = cases.find((name) => !SERVERS.some((server) => server.name === name));
+if (unknownCase) throw new Error(`BENCH_CASES names "${unknownCase}"; the cases are ${SERVERS.map(({ name }) => name).join(', ')}`);
+const counts = new Map(cases.map((name) => [name, []]));
 for (let round = 1; round <= ROUNDS; round++) {
-  for (const server of SERVERS) {
+  for (const server of SERVERS.filter(({ name }) => counts.has(name))) {
     const perRequest = await measure(server);
     counts.get(server.name).push(perRequest);
-    console.log(`round ${round}  ${server.name.padEnd(5)} ${thousands(perRequest)} instructions per request`);
+    console.log(`round ${round}  ${server.name.padEnd(6)} ${thousands(perRequest)} instructions per request`);
   }
 }
-const [echo, bare, nest] = ['echo', 'bare', 'nest'].map((name) => median(counts.get(name)));
-console.log(`\nmedian: echo ${thousands(echo)}, bare Fastify ${thousands(bare)}, Nest floor ${thousands(nest)}; bare / echo = ${(bare / echo).toFixed(2)}`);
+if (counts.size < SERVERS.length) {
+  console.log(`\nmedian: ${[...counts].map(([name, values]) => `${name} ${thousands(median(values))}`).join(', ')}`);
+  process.exit(0);
+}
+const [echo, whoami, bare, nest] = ['echo', 'whoami', 'bare', 'nest'].map((name) => median(counts.get(name)));
+console.log(
+  `\nmedian: echo ${thousands(echo)}, whoami ${thousands(whoami)}, bare Fastify ${thousands(bare)}, Nest floor ${thousands(nest)}; ` +
+    `bare / echo = ${(bare / echo).toFixed(2)}, bare / whoami = ${(bare / whoami).toFixed(2)}`,
+);
 console.log(`Nest's adapter and @fastify/multipart alone: bare / Nest floor = ${(bare / nest).toFixed(2)}; our hooks and MCP work: ${thousands(echo - nest)}`);
