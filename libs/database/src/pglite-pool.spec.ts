@@ -62,6 +62,32 @@ describe('the embedded database behind TypeORM', () => {
     expect(row).toEqual({ utc, day: `${utc.split(' ')[0]} ${utc.slice(-2)}` });
   });
 
+  it('parses array columns as PGlite does, element by element, bigint ones as strings', async () => {
+    const at = new Date('2026-01-05T08:00:00.123Z');
+    const [row] = await db.query(
+      `SELECT ARRAY['a', 'b "c"', NULL]::text[] AS texts, ARRAY[true, false] AS flags, ARRAY[$1::timestamptz] AS instants,
+              ARRAY['{"a": 1}'::jsonb] AS documents, ARRAY[9007199254740993]::int8[] AS sizes, ARRAY[[1, 2], [3, 4]] AS grid,
+              NULL::int[] AS missing, '[1,2]'::vector AS embedding`,
+      [at],
+    );
+    expect(row).toEqual({
+      texts: ['a', 'b "c"', null],
+      flags: [true, false],
+      instants: [at],
+      documents: [{ a: 1 }],
+      sizes: ['9007199254740993'],
+      grid: [
+        [1, 2],
+        [3, 4],
+      ],
+      missing: null,
+      embedding: '[1,2]',
+    });
+    // A name given twice holds the last column's value, as PGlite's rows do.
+    expect(await db.query(`SELECT ARRAY[1] AS value, 'text' AS value`)).toEqual([{ value: 'text' }]);
+    expect(await db.query(`SELECT 'text' AS value, ARRAY[1] AS value`)).toEqual([{ value: [1] }]);
+  });
+
   it('reports the rows an UPDATE affected', async () => {
     await db.query(`INSERT INTO note (text) VALUES ('b'), ('b')`);
     const result = await db.createQueryBuilder().update('note').set({ done: true }).where('text = :text', { text: 'b' }).execute();
