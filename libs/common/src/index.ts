@@ -29,6 +29,7 @@ export {
 export { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE, PageQueryDto, toPage, type Page } from './pagination.js';
 export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js';
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
+export { checkedJsonText } from './rest/json-body.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
 export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';
@@ -36,5 +37,5 @@ export { UserDataContributors, type NamedContributor } from './user-data/user-da
 export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl } from './rest/bearer-challenge.js';
 export { commonConfig } from './common.config.js';
 export { isLoopback, parseUrl } from './config/hosts.js';
-export { isUnstorableText, NUL_PROBLEM, pathsWithNul } from './unstorable-text.js';
+export { isUnstorableText, LONE_SURROGATE_PROBLEM, NUL_PROBLEM, pathsWithLoneSurrogates, pathsWithNul } from './unstorable-text.js';
 export { readIsoDateTime, type DateTimePrecision, type IsoDateTime } from './iso-date-time.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { isUnstorableText, pathsWithNul } from './unstorable-text.js';
+import { isUnstorableText, pathsWithLoneSurrogates, pathsWithNul } from './unstorable-text.js';
 
 describe('isUnstorableText', () => {
   it.each([
@@ -24,5 +24,14 @@ describe('pathsWithNul', () => {
   it('takes a string, a scalar, null and undefined', () => {
     expect(pathsWithNul('\u0000', 'body')).toEqual(['body']);
     expect([pathsWithNul(5), pathsWithNul(null), pathsWithNul(undefined), pathsWithNul('clean')]).toEqual([[], [], [], []]);
+  });
+});
+
+describe('pathsWithLoneSurrogates', () => {
+  it('names strings and keys holding half of a surrogate pair, high or low, and passes whole pairs', () => {
+    const input = { cut: 'tea \ud83c', low: '\udf75 tea', whole: 'tea \ud83c\udf75', list: ['ok', ['\ud800']], 'k\udc00': 'v', n: 1 };
+    expect(pathsWithLoneSurrogates(input)).toEqual(['cut', 'low', 'list.1.0', 'k\udc00']);
+    expect(pathsWithLoneSurrogates('\ud800', 'id')).toEqual(['id']);
+    expect([pathsWithLoneSurrogates('\ud83c\udf75'), pathsWithLoneSurrogates(null), pathsWithLoneSurrogates(undefined)]).toEqual([[], [], []]);
   });
 });

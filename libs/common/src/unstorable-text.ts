@@ -16,12 +16,32 @@ export function isUnstorableText(error: unknown): boolean {
   return typeof code === 'string' && UNSTORABLE_TEXT_CODES.has(code);
 }
 
+/**
+ * What is wrong with a field holding an unpaired surrogate, as `"\ud83d"` in JSON spells one (a
+ * string cut inside an emoji does). JSON lets it through, UTF-8 cannot encode it: the drivers
+ * would store U+FFFD in its place, silently changing what the caller sent.
+ */
+export const LONE_SURROGATE_PROBLEM = 'is not valid Unicode: it holds half of a surrogate pair (a character such as an emoji cut in two)';
+
 /** The dotted paths (array items by index) of the strings in `value` that hold U+0000, and of keys that do. */
 export function pathsWithNul(value: unknown, prefix = ''): string[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [prefix] : [];
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, item]) => {
-    const path = prefix ? `${prefix}.${key}` : key;
-    return key.includes('\u0000') ? [path] : pathsWithNul(item, path);
-  });
+  return pathsOfStrings(value, (text) => text.includes('\u0000'), prefix, []);
+}
+
+/** The dotted paths of the strings in `value` holding an unpaired surrogate, and of keys that do. */
+export function pathsWithLoneSurrogates(value: unknown, prefix = ''): string[] {
+  return pathsOfStrings(value, (text) => !text.isWellFormed(), prefix, []);
+}
+
+function pathsOfStrings(value: unknown, faulty: (text: string) => boolean, prefix: string, found: string[]): string[] {
+  if (typeof value === 'string') {
+    if (faulty(value)) found.push(prefix);
+  } else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const path = prefix ? `${prefix}.${key}` : key;
+      if (faulty(key)) found.push(path);
+      else pathsOfStrings((value as Record<string, unknown>)[key], faulty, path, found);
+    }
+  }
+  return found;
 }

@@ -1,6 +1,7 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { BadRequestException, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { checkedJsonText } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { CareCirclesController } from './circles/care-circles.controller.js';
 import { CareCirclesService } from './circles/care-circles.service.js';
@@ -34,10 +35,19 @@ const FHIR_JSON = 'application/fhir+json';
 export class HealthModule implements OnModuleInit {
   constructor(private readonly adapterHost: HttpAdapterHost) {}
 
-  /** FHIR clients send `application/fhir+json`; it is JSON, parsed like the rest. */
+  /**
+   * FHIR clients send `application/fhir+json`; it is JSON, held to the rules of every JSON body
+   * (UTF-8, nesting: a FHIR body nested 100,000 deep overflowed the stack, 500) and parsed by
+   * Fastify's parser, which refuses `__proto__` and `constructor` keys.
+   */
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify || fastify.hasContentTypeParser(FHIR_JSON)) return;
-    fastify.addContentTypeParser(FHIR_JSON, { parseAs: 'string' }, fastify.getDefaultJsonParser('error', 'error'));
+    const parse = fastify.getDefaultJsonParser('error', 'error');
+    fastify.addContentTypeParser(FHIR_JSON, { parseAs: 'buffer' }, (request, bytes, done) => {
+      const checked = checkedJsonText(bytes as Buffer);
+      if ('refused' in checked) return done(new BadRequestException(checked.message), undefined);
+      parse(request, checked.text, done);
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { BadRequestException, Logger, ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
 import { createVerifier, TokenError } from 'fast-jwt';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
+import { LONE_SURROGATE_PROBLEM } from '@app/common';
 import { LOCAL_ISSUER, type AuthModuleOptions } from '../auth.options.js';
 import type { JwtKeySource } from './jwt-secret.js';
 
@@ -53,9 +54,13 @@ export class JwtVerifier {
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new UnauthorizedException('Invalid token: "sub" must be a non-empty string');
     if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS)
       throw new UnauthorizedException('Invalid token: "iat" lies in the future');
-    // PostgreSQL text cannot hold NUL: refused here, by name, rather than failing in the database.
-    const withNul = (['sub', 'email', 'name'] as const).find((claim) => typeof payload[claim] === 'string' && (payload[claim] as string).includes('\u0000'));
-    if (withNul) throw new BadRequestException(`Invalid token: "${withNul}" must not contain a NUL character`);
+    // Stored with the user: PostgreSQL text cannot hold NUL, and half a surrogate pair would be stored as U+FFFD.
+    for (const claim of ['sub', 'email', 'name'] as const) {
+      const value = payload[claim];
+      if (typeof value !== 'string') continue;
+      if (value.includes('\u0000')) throw new BadRequestException(`Invalid token: "${claim}" must not contain a NUL character`);
+      if (!value.isWellFormed()) throw new BadRequestException(`Invalid token: "${claim}" ${LONE_SURROGATE_PROBLEM}`);
+    }
     return {
       issuer: payload.iss ?? LOCAL_ISSUER,
       subject: payload.sub,

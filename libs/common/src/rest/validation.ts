@@ -1,6 +1,7 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { ValidationPipe, type ArgumentMetadata, type ValidationError } from '@nestjs/common';
 import { ValidateIf } from 'class-validator';
 import { InvalidInputError } from '../errors.js';
+import { LONE_SURROGATE_PROBLEM, pathsWithLoneSurrogates } from '../unstorable-text.js';
 
 /**
  * The property may be left out; `null` is not leaving it out, and is checked like any value (so
@@ -33,12 +34,23 @@ export function invalidRequest(fields: Record<string, string>): InvalidInputErro
   return new InvalidInputError(`Invalid request: ${problems.join('; ')}`, fields);
 }
 
+/** Also refuses text that is not valid Unicode in a body, query or path parameter, before any DTO check: no decorator checks it. */
+class AppValidationPipe extends ValidationPipe {
+  override transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom') {
+      const broken = pathsWithLoneSurrogates(value, metadata.data ?? '');
+      if (broken.length) throw invalidRequest(Object.fromEntries(broken.map((path) => [path || 'body', LONE_SURROGATE_PROBLEM])));
+    }
+    return super.transform(value, metadata);
+  }
+}
+
 /**
  * The app's one validation pipe: DTO classes checked with class-validator; unknown fields refused,
  * values converted to the declared types. A bad body or query is a 400 naming each field.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new AppValidationPipe({
     whitelist: true,
     forbidNonWhitelisted: true,
     forbidUnknownValues: true,

@@ -21,7 +21,7 @@ import { withCallContext } from './call-context.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
 import { requestedAgent } from './requested-agent.js';
-import { TOO_DEEP_MESSAGE, TooDeepBody, UnparsedBody } from './mcp-body-parsers.js';
+import { RefusedBody, UnparsedBody } from './mcp-body-parsers.js';
 import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './session-store.js';
 import { SharedServerTransport } from './shared-server-transport.js';
 import { FastLane } from './fast-lane.js';
@@ -29,7 +29,6 @@ import { RebindingVerdicts } from './rebinding-verdicts.js';
 
 const SESSION_NOT_FOUND = -32001;
 const INTERNAL_ERROR = -32603;
-const INVALID_REQUEST = -32600;
 
 /** Methods that change a server's per-client state: on the shared server they would change it for every caller. */
 const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
@@ -165,7 +164,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
 
   private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined, jsonOnly = false) {
     const body = request.body;
-    if (body instanceof TooDeepBody) return writeJsonRpcError(response, 400, INVALID_REQUEST, TOO_DEEP_MESSAGE);
+    if (body instanceof RefusedBody) return writeJsonRpcError(response, 400, body.code, body.message);
     if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
     const served = this.fastLane?.serve(request, response, body, authInfo);
     if (served) return served;

@@ -48,6 +48,14 @@ describe('ArgumentValidator', () => {
     expect(problem).toContain('unknown argument "extra"');
   });
 
+  it('refuses text with half of a surrogate pair, which UTF-8 cannot encode, and takes whole pairs', () => {
+    const unicode = 'is not valid Unicode: it holds half of a surrogate pair (a character such as an emoji cut in two)';
+    expect(validate({ goal: 1, email: 'a\ud83d@example.com', tags: ['ok', 'cut \ude00'] })).toBe(
+      `argument "email" must match format "email"; argument "email" ${unicode}; argument "tags.1" ${unicode}`,
+    );
+    expect(validate({ goal: 1, tags: ['tea \ud83c\udf75', '\u00e9'] })).toBeUndefined();
+  });
+
   it('accepts valid arguments and applies defaults in place', () => {
     const args: Record<string, unknown> = { goal: 180, range: { min: 70 } };
     expect(validate(args)).toBeUndefined();

@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
+import { LONE_SURROGATE_PROBLEM, pathsWithLoneSurrogates } from '@app/common';
 import type { JsonSchema } from '../decorators/metadata.types.js';
 
 // ajv-formats ships CommonJS; under ESM its default export arrives wrapped.
@@ -22,10 +23,17 @@ export class ArgumentValidator {
     this.ajv2020 = addFormats(new Ajv2020(OPTIONS));
   }
 
-  /** Returns a function that applies defaults in place and answers `undefined` or the problem. */
+  /**
+   * Returns a function that applies defaults in place and answers `undefined` or the problems:
+   * the schema's, and text that is not valid Unicode (which no schema keyword checks).
+   */
   compile(schema: JsonSchema): (args: Record<string, unknown>) => string | undefined {
     const validate: ValidateFunction = (schema.$schema === DRAFT_2020_12 ? this.ajv2020 : this.ajv).compile(schema);
-    return (args) => (validate(args) ? undefined : describeErrors(validate.errors ?? []));
+    return (args) => {
+      const problems = validate(args) ? [] : (validate.errors ?? []).map(describeError);
+      for (const path of pathsWithLoneSurrogates(args)) problems.push(`argument "${path}" ${LONE_SURROGATE_PROBLEM}`);
+      return problems.length ? [...new Set(problems)].join('; ') : undefined;
+    };
   }
 }
 
@@ -45,8 +53,4 @@ function describeError(error: ErrorObject): string {
     default:
       return path ? `argument "${path}" ${error.message}` : `arguments ${error.message}`;
   }
-}
-
-function describeErrors(errors: ErrorObject[]): string {
-  return [...new Set(errors.map(describeError))].join('; ');
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { nestedDeeperThan } from './mcp-body-parsers.js';
+import { nestedDeeperThan } from './json-body.js';
 
 const nestedArrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
