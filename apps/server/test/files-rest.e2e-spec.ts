@@ -298,6 +298,13 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
       expect([plain.status, plain.body.filename, plain.body.mime]).toEqual([201, 'lab results.csv', 'text/csv']);
       const unicode = await uploadBody(app, alice, dispositionOf('化验单.txt'), 'x');
       expect(unicode.body.filename).toBe('化验单.txt');
+      // filename="…" as curl sends it from a UTF-8 terminal (it was stored as "cafÃ©.txt"), and in ISO-8859-1 as RFC 6266 has it.
+      const headerBytes = (name: string, encoding: BufferEncoding) => ({
+        'content-disposition': `attachment; filename="${Buffer.from(name, encoding).toString('latin1')}"`,
+      });
+      const utf8Bytes = await uploadBody(app, alice, headerBytes('café 化验单.txt', 'utf8'), 'x');
+      const latin1Bytes = await uploadBody(app, alice, headerBytes('café.txt', 'latin1'), 'x');
+      expect([utf8Bytes.body.filename, latin1Bytes.body.filename]).toEqual(['café 化验单.txt', 'café.txt']);
 
       const before = await snapshot();
       for (const [headers, field] of [
@@ -305,6 +312,8 @@ describe.each(backends)('files REST on %s', (backend, s3Env) => {
         [{ 'content-disposition': 'attachment' }, 'no filename'],
         [{ 'content-disposition': 'attachment; name="file"' }, 'no filename'],
         [{ 'content-disposition': 'attachment; filename=""' }, 'no filename'],
+        // %E9 alone is ISO-8859-1's é, no UTF-8.
+        [{ 'content-disposition': "attachment; filename*=UTF-8''caf%E9.txt" }, 'filename* not UTF-8'],
       ] as const) {
         const answer = await uploadBody(app, alice, headers, 'hello');
         expect([answer.status, answer.body.fields]).toEqual([400, { 'content-disposition': field }]);

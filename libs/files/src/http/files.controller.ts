@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UnsupportedMediaTypeException } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
@@ -63,16 +64,33 @@ export const RAW_UPLOAD_TYPE = 'application/octet-stream';
 function rawUploadFilename(header: string | undefined): string {
   const expected = `Name the file with a Content-Disposition header: attachment; filename="report.pdf" (filename*=UTF-8''… for other characters)`;
   if (!header) throw new InvalidInputError(expected, { 'content-disposition': 'missing' });
-  let filename: string | undefined;
+  let parameters: Record<string, string | undefined>;
   try {
-    filename = parseContentDisposition(header).parameters.filename;
+    parameters = parseContentDisposition(header).parameters;
   } catch (error) {
     throw new InvalidInputError(`Malformed Content-Disposition header (${error instanceof Error ? error.message : String(error)}). ${expected}`, {
       'content-disposition': 'malformed',
     });
   }
+  const filename = parameters.filename;
+  if (!filename && parameters['filename*'])
+    throw new InvalidInputError(`The Content-Disposition header's filename* is not UTF-8 once percent-decoded. ${expected}`, {
+      'content-disposition': 'filename* not UTF-8',
+    });
   if (!filename) throw new InvalidInputError(`The Content-Disposition header names no file. ${expected}`, { 'content-disposition': 'no filename' });
-  return filename;
+  return parameters['filename*'] ? filename : fromHeaderBytes(filename);
+}
+
+/**
+ * A `filename="…"` as sent. Node reads header bytes as ISO-8859-1, which RFC 6266 prescribes for
+ * it; but curl and scripts send the terminal's UTF-8 bytes there, and `café` became `cafÃ©`. Bytes
+ * that form UTF-8 are read as UTF-8 (ISO-8859-1 text beyond ASCII almost never does).
+ */
+function fromHeaderBytes(value: string): string {
+  // Only single-byte characters, some beyond ASCII, can be UTF-8 read byte by byte.
+  if (!/[\x80-\xff]/.test(value) || /[\u0100-\uffff]/.test(value)) return value;
+  const bytes = Buffer.from(value, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : value;
 }
 
 /** The body's size from Content-Length (Node has already refused a malformed one); a body of unknown size is refused. */
