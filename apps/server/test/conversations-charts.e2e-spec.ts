@@ -90,6 +90,9 @@ describe('render_chart', () => {
         [{ series: [] }, 'series'],
         [{ series: [{ data: [1] }] }, 'type'],
         [{ series: [{ type: 'line', data: Array.from({ length: 40_000 }, (_, i) => i * 1.5) }] }, '256 KB'],
+        // What the user's chat could not draw: the model was told the chart was shown.
+        [{ series: [{ type: 'line', data: [1, 2] }] }, 'option cannot be drawn by ECharts: xAxis "0" not found'],
+        [{ series: [{ type: 'lines-chart', data: [1, 2] }] }, 'Unknown series lines-chart'],
       ] as const) {
         const result = await client.callTool({ name: 'render_chart', arguments: { option: bad } });
         expect(result.isError).toBe(true);

@@ -1,5 +1,5 @@
-import { PayloadTooLargeError } from '@app/common';
-import { checkChartOptionSize, MAX_CHART_OPTION_BYTES, seriesCount } from './chart-option.js';
+import { InvalidInputError, PayloadTooLargeError } from '@app/common';
+import { checkChartDrawable, checkChartOptionSize, MAX_CHART_OPTION_BYTES, seriesCount } from './chart-option.js';
 import { inlineExtAppsModule } from './chart-view.js';
 
 describe('chart option', () => {
@@ -8,6 +8,34 @@ describe('chart option', () => {
     const big = { series: [{ type: 'line', data: 'x'.repeat(MAX_CHART_OPTION_BYTES) }] };
     expect(() => checkChartOptionSize(big)).toThrow(PayloadTooLargeError);
     expect(() => checkChartOptionSize(big)).toThrow(/262\d{3} bytes .* 262144/);
+  });
+
+  it.each([
+    ['a line series without axes', { series: [{ type: 'line', data: [1, 2] }] }, 'xAxis "0" not found'],
+    [
+      'a series type ECharts does not know',
+      {
+        series: [
+          { type: 'pie', data: [] },
+          { type: 'linee', data: [1] },
+        ],
+      },
+      'Unknown series linee',
+    ],
+    ['a map no one registered', { series: { type: 'map', map: 'world', data: [] } }, 'Map world not exists'],
+  ])('refuses %s, with what ECharts says about it, and leaves the console alone', async (_case, option, says) => {
+    const { warn, error } = console;
+    const checking = checkChartDrawable(option);
+    await expect(checking).rejects.toThrow(InvalidInputError);
+    await expect(checking).rejects.toThrow(says);
+    expect([console.warn, console.error]).toEqual([warn, error]);
+  });
+
+  it('passes options ECharts can draw', async () => {
+    await expect(
+      checkChartDrawable({ xAxis: { type: 'category', data: ['Mon', 'Tue'] }, yAxis: {}, series: [{ type: 'bar', data: [1, 2] }] }),
+    ).resolves.toBeUndefined();
+    await expect(checkChartDrawable({ series: { type: 'pie', data: [{ name: 'a', value: 1 }] } })).resolves.toBeUndefined();
   });
 
   it('counts one series object or a list', () => {

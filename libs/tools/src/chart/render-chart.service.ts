@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { ReadResourceResult } from '@modelcontextprotocol/server';
 import { RESOURCE_MIME_TYPE, RESOURCE_URI_META_KEY } from '@modelcontextprotocol/ext-apps/server';
 import { Arg, McpResource, McpTool, ok, type ToolResult } from '@app/mcp';
-import { CHART_OPTION_SCHEMA, checkChartOptionSize, seriesCount } from './chart-option.js';
+import { CHART_OPTION_SCHEMA, checkChartDrawable, checkChartOptionSize, seriesCount } from './chart-option.js';
 import { CHART_VIEW_URI, chartViewHtml } from './chart-view.js';
 
 /**
@@ -14,12 +14,12 @@ import { CHART_VIEW_URI, chartViewHtml } from './chart-view.js';
 export class RenderChartService {
   @McpTool({
     description:
-      'Draw a chart in the user\'s chat with Apache ECharts. Pass a complete ECharts option object; it must have a non-empty "series" whose entries each have a "type". The chart is shown to the user; the result only confirms it.',
+      'Draw a chart in the user\'s chat with Apache ECharts. Pass a complete ECharts option object; it must have a non-empty "series" whose entries each have a "type" (line and bar series need xAxis and yAxis). The option is checked with ECharts before the chart is shown to the user; the result only confirms it.',
     annotations: { title: 'Render chart', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     // Both spellings, as ext-apps' registerAppTool writes them, so older hosts find the view too.
     meta: { ui: { resourceUri: CHART_VIEW_URI }, [RESOURCE_URI_META_KEY]: CHART_VIEW_URI },
   })
-  renderChart(
+  async renderChart(
     @Arg('option', {
       type: 'object',
       description:
@@ -28,8 +28,9 @@ export class RenderChartService {
     })
     option: Record<string, unknown> & { series: unknown },
     @Arg('title', { description: 'A short caption shown with the chart', optional: true, schema: { maxLength: 200 } }) title?: string,
-  ): ToolResult<{ shown: true; series_count: number; title: string | null }> {
+  ): Promise<ToolResult<{ shown: true; series_count: number; title: string | null }>> {
     checkChartOptionSize(option);
+    await checkChartDrawable(option);
     return ok({ shown: true, series_count: seriesCount(option), title: title ?? null });
   }
 
