@@ -16,15 +16,11 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite/vector';
+import { positiveInteger } from './settings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const setting = (name, fallback) => {
-  const value = Number(process.env[name] || fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${process.env[name]}"`);
-  return value;
-};
-const ROUNDS = setting('BENCH_ROUNDS', 3);
-const QUERIES = setting('BENCH_QUERIES', 2000);
+const ROUNDS = positiveInteger('BENCH_ROUNDS', 3);
+const QUERIES = positiveInteger('BENCH_QUERIES', 2000);
 
 const { PGlitePool } = await import(pathToFileURL(path.join(root, 'dist/libs/database/src/pglite-pool.js')).href);
 

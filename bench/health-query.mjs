@@ -8,16 +8,12 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { positiveInteger } from './settings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const setting = (name, fallback) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-};
-const SUBJECTS = setting('BENCH_SUBJECTS', 200);
-const ROWS = setting('BENCH_ROWS', 400_000);
-const QUERIES = setting('BENCH_QUERIES', 400);
+const SUBJECTS = positiveInteger('BENCH_SUBJECTS', 200);
+const ROWS = positiveInteger('BENCH_ROWS', 400_000);
+const QUERIES = positiveInteger('BENCH_QUERIES', 400);
 const adminUrl = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
 
 const migration = async (file, name) => new (await import(pathToFileURL(path.join(root, 'dist', file)).href))[name]();

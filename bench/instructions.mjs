@@ -28,17 +28,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
+import { positiveInteger } from './settings.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const setting = (name, fallback) => {
-  const value = Number(process.env[name] || fallback);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer, got "${process.env[name]}"`);
-  return value;
-};
-const ROUNDS = setting('BENCH_ROUNDS', 3);
-const REQUESTS = setting('BENCH_REQUESTS', 8000);
-const WARMUP = setting('BENCH_WARMUP', 10000);
-const CONNECTIONS = setting('BENCH_CONNECTIONS', 10);
+const ROUNDS = positiveInteger('BENCH_ROUNDS', 3);
+const REQUESTS = positiveInteger('BENCH_REQUESTS', 8000);
+const WARMUP = positiveInteger('BENCH_WARMUP', 10000);
+const CONNECTIONS = positiveInteger('BENCH_CONNECTIONS', 10);
 const HOST = '127.0.0.1';
 const START_TIMEOUT_MS = 300_000;
 const run = promisify(execFile);

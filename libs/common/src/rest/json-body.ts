@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
  * more, and code walking a deeper value recursively (schema checks, serializers) could overflow
  * the stack.
  */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 const TOO_DEEP_MESSAGE = `JSON body nested deeper than ${MAX_JSON_DEPTH} levels`;
 
