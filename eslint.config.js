@@ -5,6 +5,40 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const classValidatorIsOptional = {
+  name: 'class-validator',
+  importNames: ['IsOptional'],
+  message: 'Use @Omittable() from @app/common: @IsOptional() lets null skip every check, and null reaches code that expects the type.',
+};
+
+/**
+ * The libs in layers, lowest first. A lib imports only libs of lower layers, and only through their
+ * `@app/<lib>` index: feature libs do not import each other, and nothing below `tools` knows it.
+ */
+const LIB_LAYERS = [['common'], ['database'], ['mcp'], ['auth'], ['memory', 'files', 'health', 'conversations'], ['tools']];
+
+const layerRules = LIB_LAYERS.flatMap((layer, depth) => {
+  const allowed = LIB_LAYERS.slice(0, depth).flat();
+  return layer.map((lib) => ({
+    files: [`libs/${lib}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [classValidatorIsOptional],
+          patterns: [
+            {
+              group: ['@app/*', ...allowed.map((name) => `!@app/${name}`)],
+              message: `libs/${lib} may import ${allowed.join(', ') || 'no other lib'} (the lib graph: LIB_LAYERS in eslint.config.js).`,
+            },
+            { group: ['**/libs/*/src/**', '../../*/src/**'], message: "Import another lib through its index ('@app/<lib>'), not by path." },
+          ],
+        },
+      ],
+    },
+  }));
+});
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/', 'scratch/', 'conformance-results/'] },
   js.configs.recommended,
@@ -22,20 +56,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-function-type': 'off',
       // It does not see a constant read only inside a decorator's arguments (e.g. a schema pattern) as used.
       'no-useless-assignment': 'off',
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            {
-              name: 'class-validator',
-              importNames: ['IsOptional'],
-              message: 'Use @Omittable() from @app/common: @IsOptional() lets null skip every check, and null reaches code that expects the type.',
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: [classValidatorIsOptional] }],
     },
   },
+  ...layerRules,
   {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'apps/server/test/**/*.ts'],
     rules: {

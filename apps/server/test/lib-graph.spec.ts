@@ -1,0 +1,42 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const project = join(import.meta.dirname, '../../..');
+const eslint = join(project, 'node_modules/.bin/eslint');
+
+/** Lints `source` as if it were the file at `filePath`, with the project's own config, and returns its messages in one string. */
+function lint(filePath: string, source: string): string {
+  const run = spawnSync(eslint, ['--stdin', '--stdin-filename', filePath, '--format', 'json'], { cwd: project, input: source, encoding: 'utf8' });
+  if (run.status !== 0 && run.status !== 1) throw new Error(`eslint failed: ${run.stderr}`);
+  const [result] = JSON.parse(run.stdout) as { messages: { message: string }[] }[];
+  return result!.messages.map((entry) => entry.message).join('\n');
+}
+
+const importOf = (specifier: string) => `import * as lib from '${specifier}';\nexport const used = lib;\n`;
+
+describe('the lib graph (npm run lint)', () => {
+  it.each([
+    ['libs/common/src/probe.ts', '@app/database', 'libs/common may import no other lib'],
+    ['libs/database/src/probe.ts', '@app/mcp', 'libs/database may import common'],
+    ['libs/mcp/src/probe.ts', '@app/auth', 'libs/mcp may import common, database'],
+    ['libs/auth/src/probe.ts', '@app/memory', 'libs/auth may import common, database, mcp'],
+    ['libs/files/src/probe.ts', '@app/memory', 'libs/files may import common, database, mcp, auth'],
+    ['libs/health/src/probe.ts', '@app/tools', 'libs/health may import common, database, mcp, auth'],
+  ])('refuses a wrong-way import: %s importing %s', (filePath, specifier, message) => {
+    expect(lint(filePath, importOf(specifier))).toContain(message);
+  });
+
+  it.each([
+    ['libs/database/src/probe.ts', '@app/common'],
+    ['libs/auth/src/probe.ts', '@app/mcp'],
+    ['libs/memory/src/probe.ts', '@app/auth'],
+    ['libs/tools/src/probe.ts', '@app/memory'],
+    ['apps/server/src/probe.ts', '@app/tools'],
+  ])('lets %s import %s', (filePath, specifier) => {
+    expect(lint(filePath, importOf(specifier))).toBe('');
+  });
+
+  it("refuses reaching into another lib's files by path", () => {
+    expect(lint('libs/tools/src/probe.ts', importOf('../../memory/src/memory.store.js'))).toContain('through its index');
+  });
+});
