@@ -52,7 +52,16 @@ describe('npm run cli -- token', () => {
   });
 
   it('answers --help for the CLI and for each command, without a configuration', async () => {
-    for (const argv of [['--help'], ['-h'], ['help']]) expect(await runCli(argv, {})).toContain('Commands:\n  token');
+    for (const argv of [['--help'], ['-h'], ['help']]) {
+      const help = await runCli(argv, {});
+      expect(help).toContain('Commands:\n  token');
+      expect(help).toContain('\n  tools ');
+    }
+    for (const argv of [
+      ['tools', '--help'],
+      ['tools', '--format', 'openai', '-h'],
+    ])
+      expect(await runCli(argv, { PORT: 'not-read' })).toContain('--agent <name>');
     for (const argv of [
       ['token', '--help'],
       ['token', '--sub', 'x', '-h'],

@@ -16,6 +16,7 @@ Usage: npm run -s cli -- <command> [options]      (in the image: node dist/apps/
 
 Commands:
   token    print a JWT for a user, signed with the server's HS256 secret
+  tools    print the tool catalog this configuration serves (MCP, OpenAI or Gemini format), per agent
 
 Run \`npm run -s cli -- <command> --help\` for a command's options.
 `;
@@ -31,6 +32,17 @@ Options:
   --name <name>      display name claim
   --admin            adds the admin role
   --ttl <duration>   lifetime: a number followed by s, m, h or d (default 1h)
+  -h, --help         this text
+`;
+
+export const TOOLS_HELP = `Usage: npm run -s cli -- tools [options]
+
+Prints the catalog a server with this configuration (config.yaml, .env, the environment, tool
+directories) serves, as GET /admin/tools answers it. Start-up messages of the tool loader go to stderr.
+
+Options:
+  --format <format>  ${CATALOG_FORMATS.join(', ')} (default mcp)
+  --agent <name>     only the tools that agent's ALLOWED_TOOLS_*/DISALLOWED_TOOLS_* lists let it see
   -h, --help         this text
 `;
 
@@ -61,6 +73,7 @@ export async function runCli(
   const [command, ...rest] = argv;
   if (command === 'help' || command === '--help' || command === '-h') return HELP.trimEnd();
   if (command === 'token' && wantsHelp(rest)) return TOKEN_HELP.trimEnd();
+  if (command === 'tools' && wantsHelp(rest)) return TOOLS_HELP.trimEnd();
   if (command === 'tools') return tools(rest, environment, configDir, log);
   if (command !== 'token') throw usageError(command ? `Unknown command "${command}" (try --help)` : 'No command given (try --help)');
   let values: { sub?: string; email?: string; name?: string; admin?: boolean; ttl?: string };
