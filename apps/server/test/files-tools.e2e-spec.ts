@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
-import { docx, ocrInstalled, pngOfText, textPdf } from '../../../libs/files/test/fixtures.js';
+import { docx, ocrInstalled, pngOfText, textPdf, whenOcrInstalled } from '../../../libs/files/test/fixtures.js';
 import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
 import { s3Environment, uploadFile, userIdOf } from './support/files.js';
@@ -112,7 +112,7 @@ describe.each(backends)('list_files and read_file on %s', (backend, s3Env) => {
     expect(read.note).toBe('Cut at character 5000 of 6000; the rest is not shown.');
   });
 
-  (ocrInstalled() ? it : it.skip)('reads a picture of text by OCR', async () => {
+  whenOcrInstalled(it)('reads a picture of text by OCR', async () => {
     const read = (await asAlice((client) => structured(client, 'read_file', { file_key: keys['scan.png'] }))) as { content: string; mime: string };
     expect(read.mime).toBe('text/plain');
     expect(read.content).toContain('Ferritin 87');

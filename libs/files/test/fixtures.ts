@@ -113,3 +113,13 @@ export function ocrInstalled(): boolean {
     return false;
   }
 }
+
+/**
+ * `it` or `describe` for tests that read scans: where tesseract or pdftoppm is missing they are skipped
+ * with the reason printed; in CI (`CI=true`), which installs both, they run (and fail without them).
+ */
+export function whenOcrInstalled<Test extends { skip: unknown }>(test: Test): Test | Test['skip'] {
+  if (process.env.CI === 'true' || ocrInstalled()) return test;
+  process.stderr.write('Skipping the tests that read scans: tesseract or pdftoppm is not installed (apt-get install tesseract-ocr poppler-utils).\n');
+  return test.skip;
+}

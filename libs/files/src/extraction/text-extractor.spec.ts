@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { docx, ocrInstalled, pngOfText, scannedPdf, textPdf } from '../../test/fixtures.js';
+import { docx, pngOfText, scannedPdf, textPdf, whenOcrInstalled } from '../../test/fixtures.js';
 import { TextExtractor } from './text-extractor.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -82,7 +82,7 @@ describe('TextExtractor', () => {
     expect(await extract('scan.png', Buffer.from('89504e470d0a1a0a', 'hex'), 'image/png', off)).toEqual({ status: 'none', text: null });
   });
 
-  (ocrInstalled() ? describe : describe.skip)('with tesseract installed', () => {
+  whenOcrInstalled(describe)('with tesseract installed', () => {
     it('reads an image and a scanned PDF by OCR', async () => {
       const image = await extract('scan.png', pngOfText(['Ferritin 87 ng/mL']), 'image/png');
       expect(image.status).toBe('done');
