@@ -21,6 +21,7 @@ export {
   McpResourceTemplate,
   McpTool,
   McpToolContext,
+  McpTools,
   ok,
   SchemaProperty,
   ToolContext,

@@ -1,5 +1,6 @@
 export { CurrentUser, Arg, SchemaProperty, ToolContext } from './decorators/tool-parameter.decorators.js';
 export { McpTool } from './decorators/mcp-tool.decorator.js';
+export { McpTools } from './decorators/mcp-tools.decorator.js';
 export { decorateToolClass, type MethodDecorations, type ToolClassDecorations } from './decorators/decorate-tool-class.js';
 export { McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorators.js';
 export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/metadata.types.js';

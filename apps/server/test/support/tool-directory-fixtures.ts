@@ -59,10 +59,11 @@ export class MemoryDigestService {
   }
 }
 `,
+  // Marked with @McpTools(), so its name need not end in Service.
   'reports.ts': `
-import { Injectable, McpCompletion, McpPrompt, McpResource } from 'mirobody';
-@Injectable()
-export class ReportsService {
+import { McpCompletion, McpPrompt, McpResource, McpTools } from 'mirobody';
+@McpTools()
+export class WeeklyReports {
   @McpPrompt({ name: 'weekly_summary', description: 'Summarise the week', arguments: [{ name: 'week', description: 'ISO week, e.g. 2026-W49' }] })
   weeklySummary() {
     return { messages: [{ role: 'user', content: { type: 'text', text: 'Summarise my week.' } }] };

@@ -5,6 +5,7 @@ import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_CLASS_METADATA,
   MCP_TOOL_METADATA,
 } from '../decorators/constants.js';
 import type {
@@ -20,6 +21,11 @@ import { PACKAGED, type ToolOrigin } from '../tool-directories/tool-origin.js';
 import { completionRefKey, type DiscoveredCapabilities, type ToolDescriptor } from './descriptors.js';
 
 export const TOOL_CLASS_SUFFIX = 'Service';
+
+/** A class the explorer reads: marked with `@McpTools()`, or named `*Service`. */
+export function isToolClass(metatype: Function): boolean {
+  return Reflect.getMetadata(MCP_TOOL_CLASS_METADATA, metatype) === true || metatype.name.endsWith(TOOL_CLASS_SUFFIX);
+}
 
 /** `countReadingsAboveGoal` → `count_readings_above_goal`; `getHTTPStatus` → `get_http_status`. */
 export function toSnakeCase(name: string): string {

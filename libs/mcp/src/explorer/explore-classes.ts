@@ -3,7 +3,7 @@ import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { importErrorMessage } from '../tool-directories/import-tool-files.js';
 import { describeOrigin, originOf, precedence, type ToolOrigin } from '../tool-directories/tool-origin.js';
 import type { DiscoveredCapabilities } from './descriptors.js';
-import { describeProvider, hasMcpMetadata, TOOL_CLASS_SUFFIX } from './describe-provider.js';
+import { describeProvider, hasMcpMetadata, isToolClass, TOOL_CLASS_SUFFIX } from './describe-provider.js';
 
 /** A tool class may opt out at start-up, e.g. when the integration it wraps is not configured. */
 export interface OptionalToolClass {
@@ -38,8 +38,8 @@ export function exploreClasses(classes: readonly ClassToExplore[], config: Confi
   for (const { metatype, instance } of ordered) {
     const className = metatype.name;
     if (!hasMcpMetadata(metatype.prototype)) continue;
-    if (!className.endsWith(TOOL_CLASS_SUFFIX)) {
-      log.warn(`Ignoring MCP decorators on ${className}: only providers whose class name ends in "${TOOL_CLASS_SUFFIX}" are explored`);
+    if (!isToolClass(metatype)) {
+      log.warn(`Ignoring MCP decorators on ${className}: mark the class @McpTools(), or name it *${TOOL_CLASS_SUFFIX}`);
       continue;
     }
     if (!isEnabled(metatype as OptionalToolClass, className, config, log)) continue;

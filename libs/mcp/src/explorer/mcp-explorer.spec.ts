@@ -2,9 +2,11 @@ import 'reflect-metadata';
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Injectable, Logger, type DynamicModule, type Provider } from '@nestjs/common';
 import { ConfigModule, ConfigService } from '@nestjs/config';
+import { INJECTABLE_WATERMARK } from '@nestjs/common/constants.js';
 import { DiscoveryModule } from '@nestjs/core';
 import { Test } from '@nestjs/testing';
 import { McpTool } from '../decorators/mcp-tool.decorator.js';
+import { McpTools } from '../decorators/mcp-tools.decorator.js';
 import { Arg } from '../decorators/tool-parameter.decorators.js';
 import { McpModule } from '../mcp.module.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
@@ -42,6 +44,15 @@ class WeeklyReportService extends BaseReportService {
 class ReadingsRepository {
   @McpTool({ description: 'On a class not named *Service' })
   misplaced() {}
+}
+
+/** Marked as a tool class, so its name does not matter. */
+@McpTools()
+class GlucoseTools {
+  @McpTool({ description: 'Latest glucose reading' })
+  latestGlucose() {
+    return 5.4;
+  }
 }
 
 @Injectable()
@@ -153,6 +164,13 @@ describe('McpExplorer', () => {
       const found = await explore([ReadingsRepository, ReadingsService]);
       expect(toolNames(found)).not.toContain('misplaced');
       expect(warnings).toContainEqual(expect.stringContaining('ReadingsRepository'));
+    });
+
+    it('explores a class marked @McpTools() whatever its name, and makes it injectable', async () => {
+      const found = await explore([GlucoseTools]);
+      expect(toolNames(found)).toEqual(['latest_glucose']);
+      expect(warnings).toEqual([]);
+      expect(Reflect.getMetadata(INJECTABLE_WATERMARK, GlucoseTools)).toBe(true);
     });
 
     it('describes a provider registered under two tokens once', async () => {

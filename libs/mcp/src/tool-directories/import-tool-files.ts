@@ -1,5 +1,5 @@
 import { pathToFileURL } from 'node:url';
-import { TOOL_CLASS_SUFFIX } from '../explorer/describe-provider.js';
+import { isToolClass, TOOL_CLASS_SUFFIX } from '../explorer/describe-provider.js';
 import { markOrigin } from './tool-origin.js';
 import type { ToolFile } from './find-tool-files.js';
 
@@ -13,12 +13,12 @@ export function importErrorMessage(file: string, reason: string): string {
   return `Error importing tool module ${file}: ${reason}`;
 }
 
-function isServiceClass(value: unknown): value is Function {
-  return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value)) && value.name.endsWith(TOOL_CLASS_SUFFIX);
+function isExportedToolClass(value: unknown): value is Function {
+  return typeof value === 'function' && /^class[\s{]/.test(Function.prototype.toString.call(value)) && isToolClass(value);
 }
 
 /**
- * Imports each file and returns the classes it exports whose name ends in `Service`, each marked
+ * Imports each file and returns the tool classes it exports (`@McpTools()` or `*Service`), each marked
  * with where it came from. A file that fails to import (a syntax error, a throw at the top level,
  * a missing import) is logged and skipped; the others still load.
  */
@@ -33,11 +33,11 @@ export async function importToolFiles(files: readonly ToolFile[], log: ToolLog):
       log.error(importErrorMessage(file, error instanceof Error ? error.message : String(error)));
       continue;
     }
-    const services = [...new Set(Object.values(exported).filter(isServiceClass))];
-    if (services.length === 0) log.log(`No tool classes in ${file}: export a class whose name ends in "${TOOL_CLASS_SUFFIX}"`);
-    for (const service of services.filter((candidate) => !classes.has(candidate))) {
-      markOrigin(service, { kind: 'directory', directory, file, rank });
-      classes.add(service);
+    const toolClasses = [...new Set(Object.values(exported).filter(isExportedToolClass))];
+    if (toolClasses.length === 0) log.log(`No tool classes in ${file}: export a class marked @McpTools() or named *${TOOL_CLASS_SUFFIX}`);
+    for (const toolClass of toolClasses.filter((candidate) => !classes.has(candidate))) {
+      markOrigin(toolClass, { kind: 'directory', directory, file, rank });
+      classes.add(toolClass);
     }
   }
   return [...classes];
