@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { MemoryStore } from './memory.store.js';
+import type { MemoryOptions } from './memory.options.js';
+import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
+
+const OPTIONS: MemoryOptions = { enabled: true, topK: 10, maxTextChars: 200, maxPerUser: 1000, dedupeDistance: 0.05, embedWaitMs: 500 };
+
+let db: MigratedDatabase;
+let store: MemoryStore;
+const user = randomUUID();
+
+beforeAll(async () => {
+  db = await migratedDatabase();
+  store = new MemoryStore(db.dataSource, OPTIONS);
+  await store.onApplicationBootstrap();
+  // Stored from least to most relevant, so that neither insertion nor recency order gives the expected order.
+  for (const text of ['Walks the dog before work', 'Has mint tea with dinner', 'Drinks green tea after lunch', 'Drinks green tea every morning']) {
+    await store.remember(user, { text });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await store?.onModuleDestroy();
+  await db?.close();
+});
+
+describe('recall ranking', () => {
+  it('orders memories by how many of the query words they share, most first, with falling scores', async () => {
+    const recalled = await store.recall(user, 'green tea morning');
+    expect(recalled.map((memory) => memory.text)).toEqual(['Drinks green tea every morning', 'Drinks green tea after lunch', 'Has mint tea with dinner']);
+    const scores = recalled.map((memory) => memory.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+    expect(new Set(scores).size).toBe(scores.length);
+  });
+});
