@@ -1,7 +1,7 @@
-import { ConflictException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
-import { BackgroundWrites, decodeCursor, InvalidInputError, toPage, type Page } from '@app/common';
+import { BackgroundWrites, ConflictError, decodeCursor, InvalidInputError, toPage, type Page } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
@@ -58,7 +58,7 @@ export class McpSecretsService {
           { userId, revokedAt: IsNull(), expiresAt: MoreThan(new Date()) },
         ],
       });
-      if (live >= max) throw new ConflictException(`At most ${max} live MCP secrets per user: revoke one before creating another`);
+      if (live >= max) throw new ConflictError(`At most ${max} live MCP secrets per user: revoke one before creating another`);
       const row = secrets.create({
         userId,
         label: request.label,
