@@ -100,12 +100,31 @@ describe('the admin area', () => {
     expect(Object.keys(answer.json.fields)).toEqual([field]);
   });
 
-  it('shows one user with what each lib holds for them; an unknown or malformed id is 404', async () => {
+  it('shows one user with what each lib holds for them; an unknown id is 404', async () => {
     const detail = await call('GET', `/admin/users/${aliceId}`, admin);
     expect(detail.json).toMatchObject({ id: aliceId, email: 'alice@example.com', counts: { account: expect.any(Number) } });
     expect(detail.json.counts.account).toBeGreaterThanOrEqual(1);
     expect((await call('GET', '/admin/users/00000000-0000-4000-8000-000000000000', admin)).status).toBe(404);
-    expect((await call('GET', '/admin/users/not-a-uuid', admin)).status).toBe(404);
+  });
+
+  it('answers a malformed user id with one 400 naming the parameter, on every admin route that takes one', async () => {
+    const document = (await call('GET', '/openapi.json')).json as { paths: Record<string, Record<string, unknown>> };
+    const userRoutes = Object.entries(document.paths)
+      .filter(([path]) => /^\/admin\/users\/\{(id|userId)\}/.test(path))
+      .flatMap(([path, operations]) => Object.keys(operations).map((method) => [method.toUpperCase(), path] as const));
+    expect(userRoutes.length).toBeGreaterThanOrEqual(10);
+    for (const [method, path] of userRoutes) {
+      const parameter = path.match(/^\/admin\/users\/\{(id|userId)\}/)![1]!;
+      for (const malformed of ['not-a-uuid', '1', '00000000-0000-4000-8000-00000000000g']) {
+        const answer = await call(method, path.replace(`{${parameter}}`, malformed).replace(/\{\w+\}/g, 'x'), admin);
+        expect({ route: `${method} ${path}`, malformed, status: answer.status, fields: answer.json?.fields }).toEqual({
+          route: `${method} ${path}`,
+          malformed,
+          status: 400,
+          fields: { [parameter]: 'must be a UUID' },
+        });
+      }
+    }
   });
 
   it('disables a user: their JWT and their secrets are refused on /mcp and /api at once, until re-enabled', async () => {

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
+import { DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, CurrentCaller } from '../rest/decorators.js';
 import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, AuditPageDto, UserSearchQueryDto } from './admin.dto.js';
 import { AdminAudit } from './admin-audit.service.js';
@@ -25,7 +25,7 @@ export class AdminController {
   @Get('users/:id')
   @ApiOkResponse({ type: AdminUserDetailDto })
   @ApiNotFoundResponse({ description: 'No such user' })
-  detail(@CurrentCaller() admin: UserInfo, @Param('id') id: string) {
+  detail(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.detail(admin, id);
   }
 
@@ -35,7 +35,7 @@ export class AdminController {
   @ApiOkResponse({ type: AdminUserDto })
   @ApiNotFoundResponse({ description: 'No such user' })
   @ApiConflictResponse({ description: 'An admin cannot disable their own account' })
-  disable(@CurrentCaller() admin: UserInfo, @Param('id') id: string) {
+  disable(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.setDisabled(admin, id, true);
   }
 
@@ -43,7 +43,7 @@ export class AdminController {
   @HttpCode(200)
   @ApiOkResponse({ type: AdminUserDto })
   @ApiNotFoundResponse({ description: 'No such user' })
-  enable(@CurrentCaller() admin: UserInfo, @Param('id') id: string) {
+  enable(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.setDisabled(admin, id, false);
   }
 
@@ -52,7 +52,7 @@ export class AdminController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Erased' })
   @ApiNotFoundResponse({ description: 'No such user' })
-  erase(@CurrentCaller() admin: UserInfo, @Param('id') id: string) {
+  erase(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.erase(admin, id);
   }
 

@@ -1,11 +1,9 @@
-import { Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Query } from '@nestjs/common';
+import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, InvalidInputError, PageQueryDto, type UserInfo } from '@app/common';
+import { DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, AdminUsers, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
 import { ErasedMemoriesDto, MemoryPageDto } from './memory.dto.js';
-
-const userIdPipe = new ParseUUIDPipe({ exceptionFactory: () => new InvalidInputError('userId must be a UUID', { userId: 'must be a UUID' }) });
 
 /** Administrators' view of a user's memories: list, delete one, erase all (hard deletes); each call is on the audit trail. */
 @ApiTags('admin')
@@ -20,7 +18,7 @@ export class AdminMemoriesController {
   @Get()
   @ApiOkResponse({ type: MemoryPageDto, description: "The user's live memories, newest first" })
   @ApiNotFoundResponse({ description: 'No such user' })
-  async list(@CurrentCaller() admin: UserInfo, @Param('userId', userIdPipe) userId: string, @Query() query: PageQueryDto): Promise<MemoryPageDto> {
+  async list(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Query() query: PageQueryDto): Promise<MemoryPageDto> {
     await this.admins.audited(admin, userId, 'memories.view');
     return this.store.list(userId, { limit: query.limit ?? DEFAULT_PAGE_SIZE, ...(query.cursor ? { cursor: query.cursor } : {}) });
   }
@@ -29,7 +27,7 @@ export class AdminMemoriesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Erased' })
   @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
-  async removeOne(@CurrentCaller() admin: UserInfo, @Param('userId', userIdPipe) userId: string, @Param('id') id: string): Promise<void> {
+  async removeOne(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Param('id') id: string): Promise<void> {
     await this.admins.audited(admin, userId, 'memories.erase', { memoryId: id });
     await this.store.hardDelete(userId, id);
   }
@@ -38,7 +36,7 @@ export class AdminMemoriesController {
   @Delete()
   @ApiOkResponse({ type: ErasedMemoriesDto })
   @ApiNotFoundResponse({ description: 'No such user' })
-  async eraseAll(@CurrentCaller() admin: UserInfo, @Param('userId', userIdPipe) userId: string): Promise<ErasedMemoriesDto> {
+  async eraseAll(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string): Promise<ErasedMemoriesDto> {
     await this.admins.audited(admin, userId, 'memories.erase_all');
     return { erased: await this.store.eraseAll(userId) };
   }
