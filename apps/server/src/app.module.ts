@@ -5,8 +5,11 @@ import { TerminusModule } from '@nestjs/terminus';
 import { AuthModule } from '@app/auth';
 import { CommonModule, resourceMetadataUrl } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { ConversationsModule } from '@app/conversations';
 import { FilesModule } from '@app/files';
+import { HealthModule } from '@app/health';
 import { McpModule, ToolDirectoriesModule } from '@app/mcp';
+import { MemoryModule } from '@app/memory';
 import { ToolsModule } from '@app/tools';
 import { AdminToolsController } from './admin-tools.controller.js';
 import { loadAppConfig, type AppConfig } from './config.js';
@@ -20,7 +23,11 @@ export interface AppExtensions {
   imports?: ModuleMetadata['imports'];
 }
 
-/** The deployable server: configuration, logs, the database, health checks, the MCP endpoint and the built-in tools. */
+/**
+ * The deployable server, and the one place that composes it: configuration, logs, the database,
+ * health checks, the MCP endpoint, every feature lib (with its tables and routes) and the built-in
+ * tools. A feature module never imports another to own it; `ToolsModule` only registers tools.
+ */
 @Module({})
 export class AppModule {
   static register(config: AppConfig = loadAppConfig(process.env), extensions: AppExtensions = {}): DynamicModule {
@@ -44,6 +51,9 @@ export class AppModule {
           dataDir: config.DATA_DIR,
         }),
         FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),
+        MemoryModule.forRoot(config.memory),
+        HealthModule,
+        ConversationsModule,
         ToolsModule.forRoot(config),
         ...(extensions.imports ?? []),
         // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.

@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { MemoryModule, type MemoryOptions } from '@app/memory';
 import { ConversationsModule } from '@app/conversations';
 import { HealthModule } from '@app/health';
 import { RenderChartService } from './chart/render-chart.service.js';
@@ -14,22 +13,20 @@ import { WhoamiService } from './whoami.service.js';
 export interface ToolsModuleOptions {
   /** Registers the tools, resources and prompts the MCP conformance suite expects. */
   MCP_CONFORMANCE_FIXTURES: boolean;
-  /** Long-term memory (`memoryConfig` in @app/memory). */
-  memory: MemoryOptions;
 }
 
-/** The built-in tools, plus the conformance fixtures when switched on. */
+/**
+ * The built-in tools, plus the conformance fixtures when switched on. It registers tools only: the
+ * app module imports (and configures) the feature modules whose services the tools call. Health
+ * and conversations are imported here for their exports, the very module instances the app holds;
+ * the memory store and file storage are global, as tool directories inject them too.
+ */
 @Module({})
 export class ToolsModule {
   static forRoot(options: ToolsModuleOptions): DynamicModule {
     return {
       module: ToolsModule,
-      imports: [
-        MemoryModule.forRoot(options.memory),
-        HealthModule,
-        ConversationsModule,
-        ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : []),
-      ],
+      imports: [HealthModule, ConversationsModule, ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [])],
       providers: [EchoService, WhoamiService, MemoryToolsService, FilesToolsService, FamilyHealthService, SummarizeConversationService, RenderChartService],
     };
   }
