@@ -1,8 +1,9 @@
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
+import { CALLER_RESOLVER } from '@app/common';
 import { DatabaseModule } from '@app/database';
-import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, MCP_RATE_LIMIT } from '@app/mcp';
+import { MCP_CALL_OBSERVER, MCP_RATE_LIMIT } from '@app/mcp';
 import { AccessLog } from './access-log.js';
 import { AccessLogRetention } from './access-log-retention.js';
 import { AccountStatus } from './accounts/account-status.js';
@@ -47,7 +48,7 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
 
 /**
  * Who is calling: JWTs and personal MCP secrets, the users they stand for, the caller handed to
- * `/mcp` (`MCP_CALLER_RESOLVER`), the access log (`MCP_CALL_OBSERVER`), `/api/mcp-secrets`, the
+ * `/mcp` (`CALLER_RESOLVER`), the access log (`MCP_CALL_OBSERVER`), `/api/mcp-secrets`, the
  * RFC 9728 metadata, rate limits (`MCP_RATE_LIMIT` for `/mcp`), and the guards behind
  * `@Authenticated()`/`@AdminOnly()` for every other lib's routes. Global, so that the MCP module
  * finds its resolver, rate limit and observer and other libs' controllers find the guards. Needs
@@ -93,7 +94,7 @@ export class AuthModule {
         RouteRequirements,
         RequestRateLimiter,
         RateLimitGuard,
-        { provide: MCP_CALLER_RESOLVER, useClass: AuthCallerResolver },
+        { provide: CALLER_RESOLVER, useClass: AuthCallerResolver },
         { provide: MCP_CALL_OBSERVER, useClass: AccessLog },
         AccessLogRetention,
         { provide: MCP_RATE_LIMIT, useExisting: RequestRateLimiter },
@@ -106,7 +107,7 @@ export class AuthModule {
         RequestRateLimiter,
         RateLimitGuard,
         CallerGuard,
-        MCP_CALLER_RESOLVER,
+        CALLER_RESOLVER,
         MCP_CALL_OBSERVER,
         MCP_RATE_LIMIT,
       ],

@@ -1,6 +1,6 @@
 import { BadRequestException, ForbiddenException, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { McpCallerResolver, UserInfo } from '@app/mcp';
+import type { CallerResolver, UserInfo } from '@app/common';
 import { AccountStatus } from './accounts/account-status.js';
 import { presentedCredential } from './credentials.js';
 import { JwtStrategy, McpSecretStrategy } from './strategies.js';
@@ -21,7 +21,7 @@ const ACCEPTABLE_SESSION_ID = /^[\w.:-]{1,128}$/;
  * of an authenticated `tools/call`, for the same verdict.
  */
 @Injectable()
-export class AuthCallerResolver implements McpCallerResolver {
+export class AuthCallerResolver implements CallerResolver {
   constructor(
     private readonly jwt: JwtStrategy,
     private readonly secret: McpSecretStrategy,

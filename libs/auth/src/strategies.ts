@@ -4,7 +4,7 @@ import passport, { type Strategy } from 'passport';
 import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED } from '@app/common';
-import type { UserInfo } from '@app/mcp';
+import type { UserInfo } from '@app/common';
 import { presentedCredential, type PresentedCredential } from './credentials.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';

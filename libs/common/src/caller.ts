@@ -1,3 +1,5 @@
+import type { FastifyRequest } from 'fastify';
+
 /** The authenticated caller, as a tool receives it through `@CurrentUser()` and a REST handler through `@CurrentCaller()`. */
 export interface UserInfo {
   /** Internal user id: for scoping queries, never for showing to a model. */
@@ -16,3 +18,15 @@ export interface UserInfo {
   /** The client acting for the caller: the MCP secret's agent, else `?agent=` on the `/mcp` URL. */
   readonly agent?: string;
 }
+
+/**
+ * Resolves who is calling from an HTTP request, for `/mcp` and the REST guards alike. The auth lib
+ * provides one; without it every caller is anonymous. Throw an HTTP exception (401) for a
+ * credential that is present but invalid. A request without a credential may be answered
+ * synchronously (`undefined`), sparing every anonymous call a promise.
+ */
+export interface CallerResolver {
+  resolve(request: FastifyRequest): UserInfo | undefined | Promise<UserInfo | undefined>;
+}
+
+export const CALLER_RESOLVER = Symbol('CALLER_RESOLVER');

@@ -1,5 +1,5 @@
 export { BackgroundWrites } from './background-writes.js';
-export type { UserInfo } from './caller.js';
+export { CALLER_RESOLVER, type CallerResolver, type UserInfo } from './caller.js';
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
 export { describeError, stackFrames } from './error-log.js';

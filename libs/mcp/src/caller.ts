@@ -4,18 +4,6 @@ import type { UserInfo } from '@app/common';
 
 export type { UserInfo };
 
-/**
- * Resolves who is calling from an HTTP request. The auth module provides one; without it every
- * caller is anonymous. Throw an HTTP exception (401) for a credential that is present but invalid.
- * A request without a credential may be answered synchronously (`undefined`), sparing every
- * anonymous call a promise.
- */
-export interface McpCallerResolver {
-  resolve(request: FastifyRequest): UserInfo | undefined | Promise<UserInfo | undefined>;
-}
-
-export const MCP_CALLER_RESOLVER = Symbol('MCP_CALLER_RESOLVER');
-
 /** The resolved caller, its agent and the HTTP request id (for error reports) travel through the SDK inside `AuthInfo.extra`; an anonymous caller may still name an agent. */
 export function toAuthInfo(caller: UserInfo | undefined, context: { agent?: string; requestId?: string } = {}): AuthInfo | undefined {
   const agent = context.agent ?? caller?.agent;

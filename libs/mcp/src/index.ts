@@ -7,9 +7,7 @@ export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/m
 export {
   agentFromAuthInfo,
   MCP_CALL_OBSERVER,
-  MCP_CALLER_RESOLVER,
   MCP_RATE_LIMIT,
-  type McpCallerResolver,
   type McpCallObserver,
   type McpRateLimit,
   type RateLimitVerdict,

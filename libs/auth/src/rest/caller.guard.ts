@@ -1,8 +1,7 @@
 import { ForbiddenException, Inject, Injectable, UnauthorizedException, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl, type UserInfo } from '@app/common';
-import { MCP_CALLER_RESOLVER, type McpCallerResolver } from '@app/mcp';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, resourceMetadataUrl, type CallerResolver, type UserInfo } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { presentedCredential } from '../credentials.js';
 import { ADMIN_ROLE } from '../users.service.js';
@@ -27,7 +26,7 @@ export const CALLER_REQUIREMENT = 'mirobody:caller-requirement';
 export class CallerGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @Inject(MCP_CALLER_RESOLVER) private readonly callers: McpCallerResolver,
+    @Inject(CALLER_RESOLVER) private readonly callers: CallerResolver,
     @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
   ) {}
 

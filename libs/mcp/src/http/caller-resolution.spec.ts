@@ -3,7 +3,8 @@ import { Global, Injectable, Module, UnauthorizedException } from '@nestjs/commo
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
-import { MCP_CALL_OBSERVER, MCP_CALLER_RESOLVER, type McpCallerResolver, type McpCallObserver, type ToolCallEvent, type UserInfo } from '../caller.js';
+import { CALLER_RESOLVER, type CallerResolver } from '@app/common';
+import { MCP_CALL_OBSERVER, type McpCallObserver, type ToolCallEvent, type UserInfo } from '../caller.js';
 import { Arg, CurrentUser } from '../decorators/tool-parameter.decorators.js';
 import { McpTool } from '../decorators/mcp-tool.decorator.js';
 import { McpModule } from '../mcp.module.js';
@@ -11,7 +12,7 @@ import { registerMcpBodyParsers } from './mcp-body-parsers.js';
 
 /** Stands in for the auth module: `x-test-user: <id>` is a valid credential, `revoked` an invalid one, `crash` a failing store. */
 @Injectable()
-class HeaderCallerResolver implements McpCallerResolver {
+class HeaderCallerResolver implements CallerResolver {
   async resolve(request: FastifyRequest): Promise<UserInfo | undefined> {
     const user = request.headers['x-test-user'] as string | undefined;
     if (user === 'revoked') throw new UnauthorizedException('Credential revoked');
@@ -41,10 +42,10 @@ class ProfileService {
   providers: [
     ProfileService,
     RecordingObserver,
-    { provide: MCP_CALLER_RESOLVER, useClass: HeaderCallerResolver },
+    { provide: CALLER_RESOLVER, useClass: HeaderCallerResolver },
     { provide: MCP_CALL_OBSERVER, useExisting: RecordingObserver },
   ],
-  exports: [MCP_CALLER_RESOLVER, MCP_CALL_OBSERVER],
+  exports: [CALLER_RESOLVER, MCP_CALL_OBSERVER],
 })
 class TestAuthModule {}
 

@@ -12,8 +12,8 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED, bearerChallenge, describeError, Signer, stackFrames } from '@app/common';
-import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, MCP_CALLER_RESOLVER, toAuthInfo, type McpCallerResolver } from '../caller.js';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, describeError, Signer, stackFrames, type CallerResolver } from '@app/common';
+import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, toAuthInfo } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
@@ -96,7 +96,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     private readonly registry: McpRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Inject(MCP_SIGNER) private readonly signer: Signer,
-    @Optional() @Inject(MCP_CALLER_RESOLVER) private readonly callerResolver?: McpCallerResolver,
+    @Optional() @Inject(CALLER_RESOLVER) private readonly callerResolver?: CallerResolver,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
