@@ -23,3 +23,16 @@ export class HealthController {
     return this.health.check([() => this.database.pingCheck('database', { timeout: 3000 })]);
   }
 }
+
+/**
+ * The routes anyone may call that no rate limit counts, each with why. Every other route counts
+ * against a budget (`@Authenticated()`, `@AdminOnly()`, `@Public()`), which a test holds by walking
+ * the application's routes (apps/server/test/public-routes.e2e-spec.ts); it reads this list.
+ */
+export const UNCOUNTED_ROUTES: readonly { controller: Function; reason: string }[] = [
+  {
+    controller: HealthController,
+    reason:
+      'Load balancers and orchestrators poll the probes, often from an address that clients share (a proxy, a node): a budget spent by others would take a healthy instance out of rotation',
+  },
+];

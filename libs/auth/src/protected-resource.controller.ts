@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { PublicAddress } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
+import { Public } from './rest/decorators.js';
 
 /**
  * OAuth 2.0 Protected Resource Metadata (RFC 9728): names the MCP endpoint as the resource and
@@ -9,6 +10,7 @@ import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
  * Served at the root and at the path-suffixed address the RFC derives for `/mcp`.
  */
 @Controller('.well-known')
+@Public()
 export class ProtectedResourceController {
   constructor(
     @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,

@@ -28,11 +28,11 @@ export async function uploadFile(
   return { status: response.status, body: text ? JSON.parse(text) : {} };
 }
 
-/** POST /api/files with a hand-written multipart body, for filenames a browser's FormData would escape. */
-export async function uploadRaw(app: RunningApp, token: string, rawFilename: string, content: string): Promise<UploadAnswer> {
+/** POST /api/files with a hand-written multipart body, for filenames and part types a browser's FormData would escape or drop. */
+export async function uploadRaw(app: RunningApp, token: string, rawFilename: string, content: string, partType = 'text/plain'): Promise<UploadAnswer> {
   const boundary = 'raw-boundary-7d1f';
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${rawFilename}"\r\nContent-Type: text/plain\r\n\r\n`, 'utf8'),
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${rawFilename}"\r\nContent-Type: ${partType}\r\n\r\n`, 'utf8'),
     Buffer.from(content),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);

@@ -4,7 +4,8 @@ import { RequestRateLimiter } from './request-rate-limiter.js';
 
 /**
  * The rate limit of the REST routes, applied by `@Authenticated()` and `@AdminOnly()` (so to every
- * `/api` and `/admin` route) before the caller is checked; `/mcp` counts its requests itself
+ * `/api` and `/admin` route) before the caller is checked, and by `@Public()` to the routes anyone
+ * may call; `/mcp` counts its requests itself
  * (`MCP_RATE_LIMIT`). The guard follows the handler Fastify matched, never the raw target:
  * `/%61pi/...` and `GET http://host/api/...` count like `/api/...`. Over budget (see
  * `RequestRateLimiter.admit`): 429 with `Retry-After`.

@@ -39,6 +39,15 @@ export function AdminOnly() {
   );
 }
 
+/**
+ * The route needs no caller (a signed link, discovery metadata), and is counted all the same: per
+ * address without a credential (`RATE_LIMIT_ANONYMOUS_REQUESTS`), as every route anyone may call
+ * is, or on the budget of a credential sent along. 429 with `Retry-After` past it.
+ */
+export function Public() {
+  return applyDecorators(UseGuards(RateLimitGuard), ApiTooManyRequestsResponse({ description: 'Rate limit reached; see Retry-After' }));
+}
+
 /** The caller `@Authenticated()` or `@AdminOnly()` let through. */
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): UserInfo => {
   const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { StorageBackend } from '../storage/file-storage.js';
+import { servableMediaType } from '../upload/media-type.js';
 
 /** `pending` while extraction runs, then `done`, `none` (nothing to extract) or `failed: <reason>`. */
 export type ExtractionStatus = 'pending' | 'done' | 'none' | `failed: ${string}`;
@@ -25,7 +26,8 @@ export class StoredFileEntity {
   @Column('text')
   filename: string;
 
-  @Column('text')
+  /** Read through `servableMediaType`: a row stored before declared types were parsed may hold one no header can carry. */
+  @Column('text', { transformer: { to: (value: string) => value, from: (value: string) => servableMediaType(value) } })
   mime: string;
 
   // bigint arrives from pg as a string; the transformer keeps it a number (files are far below 2^53).

@@ -24,6 +24,7 @@ import { Authenticated, CurrentCaller } from '@app/auth';
 import { FILES_OPTIONS, type FilesModuleOptions } from '../files.options.js';
 import { FilesService } from '../files.service.js';
 import { FileUploader, type UploadRequest } from '../upload/file-uploader.js';
+import { mediaTypeOf } from '../upload/media-type.js';
 import { FileListQueryDto, FilePageDto, FileViewDto, listQueryOf } from './file-view.dto.js';
 import { sendFile } from './send-file.js';
 
@@ -91,6 +92,14 @@ function fromHeaderBytes(value: string): string {
   if (!/[\x80-\xff]/.test(value) || /[\u0100-\uffff]/.test(value)) return value;
   const bytes = Buffer.from(value, 'latin1');
   return isUtf8(bytes) ? bytes.toString('utf8') : value;
+}
+
+/** Refuses a raw upload whose Content-Type is not application/octet-stream, read as any upload's declared type is. */
+function requireRawUploadType(header: string | undefined): void {
+  const type = mediaTypeOf(header);
+  if (type === RAW_UPLOAD_TYPE) return;
+  const expected = `Send the file as ${RAW_UPLOAD_TYPE} (or as multipart/form-data to POST /api/files)`;
+  throw new UnsupportedMediaTypeException(header && !type ? `The Content-Type header is not a media type (RFC 9110). ${expected}` : expected);
 }
 
 /** The body's size from Content-Length (Node has already refused a malformed one); a body of unknown size is refused. */
@@ -172,9 +181,7 @@ export class FilesController {
   ): Promise<FileViewDto> {
     let upload: UploadRequest;
     try {
-      if (request.headers['content-type']?.split(';')[0]!.trim().toLowerCase() !== RAW_UPLOAD_TYPE) {
-        throw new UnsupportedMediaTypeException(`Send the file as ${RAW_UPLOAD_TYPE} (or as multipart/form-data to POST /api/files)`);
-      }
+      requireRawUploadType(request.headers['content-type']);
       upload = { userId: caller.userId, body: request.raw, filename: rawUploadFilename(disposition), declaredSize: rawUploadSize(request) };
     } catch (error) {
       // Refused before a byte of the body was read: answer and close rather than read it all to keep the connection.

@@ -1,6 +1,7 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
 import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { Public } from '@app/auth';
 import { ForbiddenError } from '@app/common';
 import { SIGNED_FILE_PATH } from '../files.options.js';
 import { FilesService } from '../files.service.js';
@@ -9,10 +10,12 @@ import { sendFile } from './send-file.js';
 
 /**
  * Downloads through a signed link (local-disk storage; S3 serves its own presigned URLs). The
- * token is the credential: no other is asked for, and a tampered or expired one gets 403.
+ * token is the credential: no other is asked for, and a tampered or expired one gets 403. Counted
+ * per address like any route anyone may call, forged tokens and genuine links alike.
  */
 @ApiTags('files')
 @Controller(SIGNED_FILE_PATH)
+@Public()
 export class SignedFileController {
   constructor(
     private readonly files: FilesService,

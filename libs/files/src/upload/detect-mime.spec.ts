@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { docx, textPdf } from '../../test/fixtures.js';
-import { detectMime, OCTET_STREAM } from './detect-mime.js';
+import { detectMime } from './detect-mime.js';
+import { OCTET_STREAM } from './media-type.js';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const EXE = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(58), Buffer.from([0x80, 0, 0, 0]), Buffer.alloc(64), Buffer.from('PE\0\0'), Buffer.alloc(200)]);
@@ -23,6 +24,12 @@ describe('detectMime', () => {
     expect(await detectMime({ head: text('<div>README</div>\n# Title'), filename: 'README.md' })).toBe('text/markdown');
     expect(await detectMime({ head: text('just words'), filename: 'README' })).toBe('text/plain');
     expect(await detectMime({ head: text('just words'), filename: 'README', declaredMime: 'text/csv; charset=utf-8' })).toBe('text/csv');
+  });
+
+  it('takes a declared type only when it is a media type, in lower case and without its parameters', async () => {
+    expect(await detectMime({ head: text('a,b'), filename: 'table', declaredMime: 'Text/CSV; charset="utf-8"' })).toBe('text/csv');
+    for (const declaredMime of ['text/csv\u0001', 'text/', 'text/csv, text/html', 'text/csv; charset'])
+      expect(await detectMime({ head: text('a,b'), filename: 'table', declaredMime })).toBe('text/plain');
   });
 
   it('turns HTML or executable content claimed as something else into octet-stream', async () => {

@@ -1,9 +1,8 @@
 import { fileTypeFromBuffer } from 'file-type';
 import { lookup } from 'mime-types';
 import { isTextMime } from '../extraction/extraction-kind.js';
+import { mediaTypeOf, OCTET_STREAM } from './media-type.js';
 import { extensionOf } from './sanitize-filename.js';
-
-export const OCTET_STREAM = 'application/octet-stream';
 
 /** How many leading bytes the upload keeps for detection: enough for file-type to look inside a ZIP (DOCX). */
 export const SNIFF_BYTES = 64 * 1024;
@@ -51,7 +50,7 @@ export interface MimeEvidence {
   head: Uint8Array;
   /** The sanitized filename. */
   filename: string;
-  /** The Content-Type the client sent for the part, if any. */
+  /** The Content-Type the client sent for the part, if any; a value that is no media type is no hint. */
   declaredMime?: string;
 }
 
@@ -63,7 +62,8 @@ export interface MimeEvidence {
  */
 export async function detectMime({ head, filename, declaredMime }: MimeEvidence): Promise<string> {
   const fromName = lookup(extensionOf(filename) || '') || undefined;
-  const declared = declaredMime && declaredMime !== OCTET_STREAM ? declaredMime.split(';')[0].trim().toLowerCase() : undefined;
+  const declaredType = mediaTypeOf(declaredMime);
+  const declared = declaredType !== OCTET_STREAM ? declaredType : undefined;
   const claimed = fromName ?? declared;
   const claimsActive = [fromName, declared].some((mime) => mime !== undefined && ACTIVE_TYPES.has(mime));
 
