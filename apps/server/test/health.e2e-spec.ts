@@ -263,7 +263,7 @@ describe('changes take effect on the very next call', () => {
     expect((await api('POST', '/api/invitations/decline', 'eve', { token: invitation.body.token })).status).toBe(200);
     expect((await api('POST', '/api/invitations/accept', 'eve', { token: invitation.body.token })).status).toBe(409);
     expect((await api('GET', `/api/circles/${circleId}/members`, 'eve')).status).toBe(404);
-    expect(await familyHealth('alice', { member: 'eve' })).toEqual({ error: expect.stringContaining('nobody who shares') });
+    expect(await familyHealth('alice', { member: 'eve' })).toEqual({ error: expect.stringContaining('who does not share health data with you') });
   });
 });
 

@@ -26,6 +26,11 @@ export class ConflictError extends DomainError {
   readonly status = 409;
 }
 
+/** Something that existed and will never work again (an invitation whose sender's account was erased). */
+export class GoneError extends DomainError {
+  readonly status = 410;
+}
+
 /** Bad input; `fields` maps each offending field (dotted path) to what is wrong with it. */
 export class InvalidInputError extends DomainError {
   readonly status = 400;

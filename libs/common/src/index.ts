@@ -20,6 +20,7 @@ export {
   ConflictError,
   DomainError,
   ForbiddenError,
+  GoneError,
   InvalidInputError,
   LengthRequiredError,
   NotFoundError,

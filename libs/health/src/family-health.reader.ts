@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ForbiddenError, InvalidInputError, NotFoundError } from '@app/common';
 import { HealthAccessService } from './circles/health-access.service.js';
-import { describePerson, resolvePerson, type ReadablePerson } from './circles/member-resolution.js';
+import { describePerson, resolvePerson, type CirclePerson } from './circles/member-resolution.js';
 import { ObservationsService } from './fhir/observations.service.js';
 import { renderObservationValue } from './fhir/observation-values.js';
 
@@ -37,13 +37,18 @@ export interface FamilyHealthAnswer {
   observations: FamilyHealthObservation[];
 }
 
-type Subject = { kind: 'self' } | { kind: 'person'; person: ReadablePerson };
+/** Someone whose data the caller may read: they share with the caller, so they have joined (a user id). */
+type Sharer = CirclePerson & { userId: string };
+const isSharer = (person: CirclePerson): person is Sharer => person.sharesWithCaller && person.userId !== null;
+
+type Subject = { kind: 'self' } | { kind: 'person'; person: Sharer };
 
 const SELF_WORDS = new Set(['', 'me', 'myself', 'self']);
 
 /**
  * Reads recent observations of the caller or of someone who shares with them. Access is checked twice: the person
- * must be among those sharing with the caller (so nobody else can even be named), and `canReadHealth` must pass.
+ * named must share with the caller (naming someone in the caller's circles who does not is refused as such), and
+ * `canReadHealth` must pass.
  */
 @Injectable()
 export class FamilyHealthReader {
@@ -72,7 +77,7 @@ export class FamilyHealthReader {
   /** Whether the call's acting-for names someone (other than the caller) whose data the caller may read. */
   async actsForReadableMember(caller: FamilyHealthCaller): Promise<boolean> {
     if (!caller.actingFor) return false;
-    const person = (await this.access.sharedWith(caller.userId)).find((candidate) => hasMemberId(candidate, caller.actingFor!));
+    const person = (await this.sharedWith(caller.userId)).find((candidate) => hasMemberId(candidate, caller.actingFor!));
     return !!person && (await this.access.canReadHealth(caller.userId, person.userId));
   }
 
@@ -80,20 +85,25 @@ export class FamilyHealthReader {
     if (member === '' && caller.actingFor) return this.resolveActingFor(caller, caller.actingFor);
     if (SELF_WORDS.has(member.toLowerCase())) return { kind: 'self' };
     if (await this.access.isOwnMemberId(caller.userId, member)) return { kind: 'self' };
-    const people = await this.access.sharedWith(caller.userId);
+    const people = await this.access.circlePeople(caller.userId);
     const found = resolvePerson(member, people);
-    if (found.kind === 'found') return { kind: 'person', person: found.person };
     if (found.kind === 'ambiguous') {
       throw new InvalidInputError(`member: "${member}" matches more than one person: ${found.candidates.map(describePerson).join('; ')}. Pass a member id.`, {
         member: 'ambiguous',
       });
     }
-    throw new NotFoundError(`member: nobody who shares health data with you matches "${member}". ${readableList(people)}`);
+    if (found.kind === 'none') throw new NotFoundError(`member: nobody who shares health data with you matches "${member}". ${readableList(people)}`);
+    const { person } = found;
+    if (person.userId === caller.userId) return { kind: 'self' };
+    if (!isSharer(person)) {
+      throw new ForbiddenError(`member: "${member}" is ${describePerson(person)}, who does not share health data with you. ${readableList(people)}`);
+    }
+    return { kind: 'person', person };
   }
 
   private async resolveActingFor(caller: FamilyHealthCaller, actingFor: string): Promise<Subject> {
     if (await this.access.isOwnMemberId(caller.userId, actingFor)) return { kind: 'self' };
-    const people = await this.access.sharedWith(caller.userId);
+    const people = await this.sharedWith(caller.userId);
     const person = people.find((candidate) => hasMemberId(candidate, actingFor));
     if (!person) {
       throw new ForbiddenError(
@@ -102,11 +112,18 @@ export class FamilyHealthReader {
     }
     return { kind: 'person', person };
   }
+
+  private async sharedWith(userId: string): Promise<Sharer[]> {
+    return (await this.access.circlePeople(userId)).filter(isSharer);
+  }
 }
 
-const hasMemberId = (person: ReadablePerson, memberId: string) => person.memberIds.some((id) => id.toLowerCase() === memberId.trim().toLowerCase());
+const hasMemberId = (person: CirclePerson, memberId: string) => person.memberIds.some((id) => id.toLowerCase() === memberId.trim().toLowerCase());
 
-const readableList = (people: readonly ReadablePerson[]) =>
-  people.length === 0
+/** Only the people who share with the caller: what they can read, not everyone they could name. */
+const readableList = (everyone: readonly CirclePerson[]) => {
+  const people = everyone.filter(isSharer);
+  return people.length === 0
     ? 'Nobody shares health data with you yet; you can read your own ("me").'
     : `You can read: "me"; ${people.map(describePerson).join('; ')}.`;
+};

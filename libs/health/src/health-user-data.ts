@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { UserDataContributor, type UserDataContributorShape } from '@app/common';
+import { removeErasedMember } from './circles/erased-member.js';
 import { ObservationEntity } from './entities/observation.entity.js';
 
 /** A user's FHIR Observations and care-circle memberships, for export and erasure. */
@@ -20,16 +21,11 @@ export class HealthUserData implements UserDataContributorShape {
     return { observations: observations.map((row) => row.resource), circle_memberships: memberships };
   }
 
-  /** Observations and memberships go; a circle nobody accepted is left in goes with them. */
+  /** Observations and memberships go, and what the user did in circles goes with them (see `removeErasedMember`). */
   async eraseFor(userId: string): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await manager.query('DELETE FROM health_observations WHERE subject_id = $1', [userId]);
-      const circles: { circle_id: string }[] = await manager.query('DELETE FROM care_circle_members WHERE user_id = $1 RETURNING circle_id', [userId]);
-      await manager.query(
-        `DELETE FROM care_circles c WHERE c.id = ANY($1::uuid[])
-            AND NOT EXISTS (SELECT 1 FROM care_circle_members m WHERE m.circle_id = c.id AND m.status = 'accepted')`,
-        [circles.map((row) => row.circle_id)],
-      );
+      await removeErasedMember(manager, userId);
     });
   }
 

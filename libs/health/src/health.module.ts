@@ -16,6 +16,7 @@ import { FhirController } from './fhir/fhir.controller.js';
 import { ObservationsService } from './fhir/observations.service.js';
 import { HealthUserData } from './health-user-data.js';
 import { CreateHealthTables1796094249000 } from './migrations/1796094249000-create-health-tables.js';
+import { VoidInvitationsOfErasedSenders1796420995000 } from './migrations/1796420995000-void-invitations-of-erased-senders.js';
 import { FamilyHealthReader } from './family-health.reader.js';
 
 const FHIR_JSON = 'application/fhir+json';
@@ -25,7 +26,7 @@ const FHIR_JSON = 'application/fhir+json';
   imports: [
     DatabaseModule.forFeature({
       entities: [CareCircleEntity, CircleMemberEntity, CircleInvitationEntity, ObservationEntity],
-      migrations: [CreateHealthTables1796094249000],
+      migrations: [CreateHealthTables1796094249000, VoidInvitationsOfErasedSenders1796420995000],
     }),
   ],
   controllers: [CareCirclesController, InvitationsController, FhirController],

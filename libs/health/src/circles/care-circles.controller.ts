@@ -74,7 +74,7 @@ export class CareCirclesController {
 
   @Patch('circles/:circleId/members/me')
   @ApiOkResponse({ type: MemberDto, description: 'Your own nickname, health access, or withdrawal' })
-  @ApiConflictResponse({ description: 'The last owner cannot withdraw without handing over' })
+  @ApiConflictResponse({ description: "The last owner cannot withdraw without handing over; a nickname cannot be another member's e-mail, name or nickname" })
   updateMine(@CurrentCaller() caller: UserInfo, @Param('circleId') circleId: string, @Body() body: MyMembershipDto): Promise<MemberDto> {
     return this.circles.updateMine(caller.userId, circleId, body);
   }

@@ -7,6 +7,7 @@ import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type HealthAccess, type MemberRole } from '../entities/circle-member.entity.js';
 import { canChangeRole, canGrantRole, canLeave, canManage, canRemove } from './circle-rules.js';
+import { shadowedBy, type CircleNames } from './member-resolution.js';
 
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -127,10 +128,12 @@ export class CareCirclesService {
       // Withdrawn but listed, the circle would be left with nobody to manage it.
       if (others.members === 0) throw new ConflictError('You are the only member: leave the circle (which deletes it) instead');
     }
+    const nickname = change.nickname?.trim();
+    if (nickname) await this.refuseShadowing(circleId, me.id, nickname);
     await this.dataSource.getRepository(CircleMemberEntity).update(
       { id: me.id },
       {
-        ...(change.nickname !== undefined ? { nickname: change.nickname?.trim() || null } : {}),
+        ...(change.nickname !== undefined ? { nickname: nickname || null } : {}),
         ...(change.health_access !== undefined ? { healthAccess: change.health_access } : {}),
         ...(change.status ? { status: change.status } : {}),
         updatedAt: () => 'now()',
@@ -166,6 +169,19 @@ export class CareCirclesService {
       if (others.members === 0) await manager.delete(CareCircleEntity, { id: circleId });
       else await manager.delete(CircleMemberEntity, { id: me.id });
     });
+  }
+
+  /** A nickname is how the circle calls oneself, never how it knows someone else (see `shadowedBy`). */
+  private async refuseShadowing(circleId: string, myMemberId: string, nickname: string): Promise<void> {
+    const others: CircleNames[] = await this.dataSource.query(
+      `SELECT m.id AS "memberId", u.name, u.email, m.invited_email AS "invitedEmail", m.nickname
+         FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id
+        WHERE m.circle_id = $1 AND m.id <> $2`,
+      [circleId, myMemberId],
+    );
+    const clash = shadowedBy(nickname, others);
+    if (clash)
+      throw new ConflictError(`nickname: "${nickname}" is the ${clash.what} of another member of this circle (member id ${clash.memberId}); choose another`);
   }
 
   private async otherCounts(manager: EntityManager, circleId: string, userId: string): Promise<{ owners: number; members: number }> {

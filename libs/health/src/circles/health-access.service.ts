@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { HEALTH_ACCESS } from '../entities/circle-member.entity.js';
-import type { ReadablePerson } from './member-resolution.js';
+import type { CirclePerson } from './member-resolution.js';
 
 /**
  * Who may read whose health data. Always read fresh from the database: lowering access, declining, leaving or
@@ -12,19 +12,24 @@ import type { ReadablePerson } from './member-resolution.js';
 export class HealthAccessService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The people who share their health data with the caller through a circle both are accepted members of. */
-  async sharedWith(userId: string): Promise<ReadablePerson[]> {
-    const rows: { user_id: string; member_ids: string[]; name: string | null; email: string | null; nicknames: (string | null)[] }[] =
+  /**
+   * Everyone in the circles the caller is an accepted member of, the caller included, whatever their status and
+   * whether or not they share: naming any of them must name them, not someone whose nickname looks alike.
+   * Someone invited who has not answered is a person of their own (no user yet), known by the invited address.
+   */
+  async circlePeople(userId: string): Promise<CirclePerson[]> {
+    const rows: { user_id: string | null; member_ids: string[]; name: string | null; email: string | null; nicknames: (string | null)[]; shares: boolean }[] =
       await this.dataSource.query(
-        `SELECT them.user_id, array_agg(them.id::text ORDER BY them.created_at) AS member_ids, u.name, u.email,
-                array_agg(them.nickname ORDER BY them.created_at) AS nicknames
+        `SELECT them.user_id, u.name, COALESCE(u.email, min(them.invited_email)) AS email,
+                array_agg(them.id::text ORDER BY them.status = 'accepted' AND them.health_access >= $2 DESC, them.created_at, them.id) AS member_ids,
+                array_agg(them.nickname ORDER BY them.created_at, them.id) AS nicknames,
+                bool_or(them.user_id <> $1 AND them.status = 'accepted' AND them.health_access >= $2) AS shares
            FROM care_circle_members me
            JOIN care_circle_members them ON them.circle_id = me.circle_id
-           JOIN users u ON u.id = them.user_id
+           LEFT JOIN users u ON u.id = them.user_id
           WHERE me.user_id = $1 AND me.status = 'accepted'
-            AND them.user_id <> $1 AND them.status = 'accepted' AND them.health_access >= $2
-          GROUP BY them.user_id, u.name, u.email
-          ORDER BY u.name NULLS LAST, them.user_id`,
+          GROUP BY COALESCE(them.user_id, them.id), them.user_id, u.name, u.email
+          ORDER BY u.name NULLS LAST, COALESCE(them.user_id, them.id)`,
         [userId, HEALTH_ACCESS.view],
       );
     return rows.map((row) => ({
@@ -33,6 +38,7 @@ export class HealthAccessService {
       name: row.name,
       email: row.email,
       nicknames: [...new Set(row.nicknames.filter((nickname): nickname is string => !!nickname))],
+      sharesWithCaller: row.shares === true,
     }));
   }
 

@@ -1,13 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiConflictResponse, ApiForbiddenResponse, ApiGoneResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { InvitationAnswerDto, InvitationOutcomeDto, PendingInvitationPageDto } from '../dto/circle.dto.js';
 import type { CircleView } from './care-circles.service.js';
-import { InvitationsService } from './invitations.service.js';
+import { InvitationsService, NO_LONGER_VALID } from './invitations.service.js';
 
 const UNVERIFIED = 'Your credentials carry no verified e-mail address (answer with the token instead)';
-const SELF = 'The inviter cannot answer their own invitation';
+const SELF = 'Nobody answers an invitation they issued, nor one whose sender is disabled (until an admin enables the sender again)';
+const VOID = `"${NO_LONGER_VALID}": its sender's account was erased`;
 
 /**
  * Answering a care-circle invitation, as the invited person: with the invitation's token, or signed in with the
@@ -32,6 +33,7 @@ export class InvitationsController {
   @ApiNotFoundResponse({ description: 'No invitation has this token' })
   @ApiConflictResponse({ description: 'Used, expired, or already a member' })
   @ApiForbiddenResponse({ description: SELF })
+  @ApiGoneResponse({ description: VOID })
   async acceptByToken(@CurrentCaller() caller: UserInfo, @Body() body: InvitationAnswerDto): Promise<InvitationOutcomeDto> {
     return accepted(await this.invitations.answerByToken(caller.userId, body.token, 'accepted'));
   }
@@ -42,6 +44,7 @@ export class InvitationsController {
   @ApiNotFoundResponse({ description: 'No invitation has this token' })
   @ApiConflictResponse({ description: 'Used or expired' })
   @ApiForbiddenResponse({ description: SELF })
+  @ApiGoneResponse({ description: VOID })
   async declineByToken(@CurrentCaller() caller: UserInfo, @Body() body: InvitationAnswerDto): Promise<InvitationOutcomeDto> {
     await this.invitations.answerByToken(caller.userId, body.token, 'declined');
     return { status: 'declined' };
@@ -53,6 +56,7 @@ export class InvitationsController {
   @ApiNotFoundResponse({ description: 'No such invitation to your verified e-mail address' })
   @ApiConflictResponse({ description: 'Used, expired, or already a member' })
   @ApiForbiddenResponse({ description: `${UNVERIFIED}, or: ${SELF}` })
+  @ApiGoneResponse({ description: VOID })
   async accept(@CurrentCaller() caller: UserInfo, @Param('invitationId') invitationId: string): Promise<InvitationOutcomeDto> {
     return accepted(await this.invitations.answerById(caller, invitationId, 'accepted'));
   }
@@ -63,6 +67,7 @@ export class InvitationsController {
   @ApiNotFoundResponse({ description: 'No such invitation to your verified e-mail address' })
   @ApiConflictResponse({ description: 'Used or expired' })
   @ApiForbiddenResponse({ description: `${UNVERIFIED}, or: ${SELF}` })
+  @ApiGoneResponse({ description: VOID })
   async decline(@CurrentCaller() caller: UserInfo, @Param('invitationId') invitationId: string): Promise<InvitationOutcomeDto> {
     await this.invitations.answerById(caller, invitationId, 'declined');
     return { status: 'declined' };

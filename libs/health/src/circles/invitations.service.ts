@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, decodeCursor, ForbiddenError, InvalidInputError, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
+import { ConflictError, decodeCursor, ForbiddenError, GoneError, InvalidInputError, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type MemberRole } from '../entities/circle-member.entity.js';
 import { circleView, hashToken, isUuid, type CircleView } from './care-circles.service.js';
 
 export type InvitationAnswer = 'accepted' | 'declined';
+
+export const NO_LONGER_VALID = 'This invitation is no longer valid';
+const SENDER_DISABLED = 'The account that sent this invitation is disabled: it can be answered again once an administrator enables that account';
 
 /** An open invitation as the invited person sees it: which circle, from whom, as what. */
 export interface PendingInvitationView {
@@ -73,7 +76,10 @@ export class InvitationsService {
     });
   }
 
-  /** Open invitations to the caller's verified address (not ones they issued themselves), newest first. */
+  /**
+   * Open invitations to the caller's verified address, newest first: not ones they issued themselves, nor void
+   * ones (the sender's account erased), nor, while it lasts, those of a sender whose account is disabled.
+   */
   async pendingFor(caller: UserInfo, limit: number, cursor?: string): Promise<Page<PendingInvitationView>> {
     const email = verifiedEmailOf(caller);
     const params: unknown[] = [email, caller.userId, limit + 1];
@@ -92,7 +98,7 @@ export class InvitationsService {
          FROM care_circle_invitations i
          JOIN care_circle_members m ON m.id = i.member_id
          JOIN care_circles c ON c.id = m.circle_id
-         LEFT JOIN users u ON u.id = i.invited_by
+         JOIN users u ON u.id = i.invited_by AND u.disabled_at IS NULL
         WHERE lower(i.email) = $1 AND i.invited_by <> $2 AND i.used_at IS NULL AND i.expires_at > now() ${after}
         ORDER BY i.created_at DESC, i.id DESC
         LIMIT $3`,
@@ -105,11 +111,16 @@ export class InvitationsService {
     return manager.getRepository(CircleInvitationEntity).createQueryBuilder('invitation').setLock('pessimistic_write');
   }
 
+  /** Both proofs and both answers come here: whether the invitation can be answered at all is decided in this one place. */
   private async apply(manager: EntityManager, userId: string, invitation: CircleInvitationEntity, answer: InvitationAnswer): Promise<CircleView | null> {
+    const { memberId, invitedBy } = invitation;
     if (invitation.usedAt) throw new ConflictError('This invitation has already been used');
+    // Its sender's account was erased: nobody is left to answer for whom it lets in.
+    if (invitedBy === null || memberId === null) throw new GoneError(NO_LONGER_VALID);
     if (invitation.expiresAt.getTime() <= Date.now()) throw new ConflictError('This invitation has expired; ask for a new one');
-    if (invitation.invitedBy === userId) throw new ForbiddenError('You cannot answer an invitation you issued yourself');
-    const member = await manager.getRepository(CircleMemberEntity).findOneByOrFail({ id: invitation.memberId });
+    if (invitedBy === userId) throw new ForbiddenError('You cannot answer an invitation you issued yourself');
+    if (await isDisabled(manager, invitedBy)) throw new ForbiddenError(SENDER_DISABLED);
+    const member = await manager.getRepository(CircleMemberEntity).findOneByOrFail({ id: memberId });
     const existing = await manager.getRepository(CircleMemberEntity).findOneBy({ circleId: member.circleId, userId });
     await manager.update(CircleInvitationEntity, { id: invitation.id }, { usedAt: new Date() });
     if (existing?.status === 'accepted') {
@@ -136,3 +147,9 @@ const pendingView = (row: PendingRow): PendingInvitationView => ({
   expires_at: new Date(row.expires_at).toISOString(),
   created_at: new Date(row.created_at).toISOString(),
 });
+
+/** Read fresh, not from the few seconds' cache of sign-ins: an admin's enable counts for the very next answer. */
+async function isDisabled(manager: EntityManager, userId: string): Promise<boolean> {
+  const [row]: { disabled: boolean }[] = await manager.query('SELECT disabled_at IS NOT NULL AS disabled FROM users WHERE id = $1', [userId]);
+  return row?.disabled === true;
+}
