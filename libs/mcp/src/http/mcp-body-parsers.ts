@@ -1,6 +1,6 @@
 import { BadRequestException, UnsupportedMediaTypeException } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { checkedJsonText } from '@app/common';
+import { checkedJsonText, keepJsonBodyText } from '@app/common';
 
 /** A `/mcp` body that is not valid JSON (or not JSON at all); the SDK answers it with the spec's error. */
 export class UnparsedBody {
@@ -40,6 +40,8 @@ export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp
     // An empty body is no body: clients that send `Content-Type: application/json` on every request
     // (a DELETE, a POST that takes nothing) are not refused, and a route that needs a body says what is missing.
     if (body.length === 0) return done(null, isMcp(request) ? new UnparsedBody(body) : undefined);
+    // For a route that reads what JSON.parse loses (FHIR: a number's digits) with jsonBodyText.
+    keepJsonBodyText(request, body);
     try {
       done(null, JSON.parse(body));
     } catch (error) {
