@@ -40,12 +40,13 @@ export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp
     // An empty body is no body: clients that send `Content-Type: application/json` on every request
     // (a DELETE, a POST that takes nothing) are not refused, and a route that needs a body says what is missing.
     if (body.length === 0) return done(null, isMcp(request) ? new UnparsedBody(body) : undefined);
-    // For a route that reads what JSON.parse loses (FHIR: a number's digits) with jsonBodyText.
-    keepJsonBodyText(request, body);
+    const mcp = isMcp(request);
+    // For a REST route that reads what JSON.parse loses (FHIR: a number's digits) with jsonBodyText; /mcp never does.
+    if (!mcp) keepJsonBodyText(request, body);
     try {
       done(null, JSON.parse(body));
     } catch (error) {
-      if (isMcp(request)) return done(null, new UnparsedBody(body));
+      if (mcp) return done(null, new UnparsedBody(body));
       // An HTTP exception, so that Nest answers 400 (a caller's mistake, logged as such) rather than 500.
       done(new BadRequestException(`Malformed JSON body: ${(error as Error).message}`), undefined);
     }
