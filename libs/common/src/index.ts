@@ -3,6 +3,7 @@ export type { UserInfo } from './caller.js';
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
 export { describeError, stackFrames } from './error-log.js';
+export { InstanceBroadcast, type BroadcastListener } from './instance-broadcast.js';
 export {
   bool,
   defineConfigSection,
@@ -31,6 +32,7 @@ export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
 export { checkedJsonText } from './rest/json-body.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
+export { closeRedis, connectRedis } from './redis.js';
 export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';
 export { UserDataContributors, type NamedContributor } from './user-data/user-data-contributors.js';
