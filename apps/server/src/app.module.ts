@@ -36,7 +36,12 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot({ isGlobal: true, ignoreEnvFile: true, load: [() => config] }),
         loggingModule(config.LOG_LEVEL, config.LOG_FORMAT),
-        CommonModule.forRoot({ ...config.common, ...(config.PUBLIC_BASE_URL_CONFIGURED ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}) }),
+        CommonModule.forRoot({
+          ...config.common,
+          ...(config.PUBLIC_BASE_URL_CONFIGURED ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
+          // The auth section's key: the rate limits were its first use.
+          redisUrl: config.auth.redisUrl,
+        }),
         DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
         TerminusModule,
         McpModule.forRoot({

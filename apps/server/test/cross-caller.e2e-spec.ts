@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { openExchange, type Message } from './support/raw-http.js';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, SHARED_DATABASE_SERVER_URL, type TestDatabase } from './support/test-database.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 /**
@@ -43,7 +43,7 @@ let second: RunningApp;
 const parties: Record<'alice' | 'bob' | 'anonymous', Record<string, string>> = { alice: {}, bob: {}, anonymous: {} };
 
 beforeAll(async () => {
-  database = await createTestDatabase(TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  database = await createTestDatabase(SHARED_DATABASE_SERVER_URL);
   first = await startApp({ ...ENV, DATABASE_URL: database.url });
   second = await startApp({ ...ENV, DATABASE_URL: database.url });
   parties.alice = bearer(await cliToken(first, ENV, '--sub', 'alice', '--ttl', '3d'));

@@ -2,10 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { rawRequest } from './support/raw-http.js';
-import { describeWithRedis, forgetRateCounters } from './support/redis.js';
+import { describeWithRedis, forgetRateCounters, TEST_REDIS_URL as REDIS_URL } from './support/redis.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379';
 const describeRedis = await describeWithRedis(REDIS_URL);
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_ANONYMOUS_REQUESTS: '3', RATE_LIMIT_WINDOW_SECONDS: '60' };
 const echo = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });

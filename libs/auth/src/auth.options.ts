@@ -32,13 +32,21 @@ export interface AuthModuleOptions {
   adminEmails: string[];
   /** The authorization server OAuth clients are sent to, named in the protected-resource metadata. */
   oauthIssuer?: string;
-  /** A Redis server that instances share rate-limit counters through; without it each instance counts alone. */
+  /**
+   * A Redis server that instances share rate-limit counters through; without it each instance counts
+   * alone. (The app hands it to `CommonModule` too, whose `InstanceBroadcast` tells instances of erasures.)
+   */
   redisUrl?: string;
   rateLimit: RateLimitOptions;
   /** Most live (neither revoked nor expired) MCP secrets one user may hold. */
   mcpSecretsMaxPerUser: number;
   /** How long the access log keeps a call, in seconds; 0 keeps calls forever. */
   accessLogRetentionSeconds: number;
+  /**
+   * How long a user id found for a token is trusted without asking the database (60 s by default):
+   * how long an instance not told of an erasure may still act for the erased user's id.
+   */
+  knownUserTtlMs?: number;
 }
 
 /** What `authConfig` gives: everything but what the app itself decides. */

@@ -11,9 +11,9 @@ export const ADMIN_ROLE = 'admin';
 /** Enough distinct token holders for any one instance; beyond it the oldest entries go. */
 const KNOWN_USERS_LIMIT = 10_000;
 /**
- * How long a user id is trusted without asking the database: a row deleted behind this process's
- * back (by another instance, or by hand) is noticed within this time, or at once by a write that
- * needs the row (`forget`).
+ * How long a user id is trusted without asking the database, unless `knownUserTtlMs` says
+ * otherwise: a row deleted behind this process's back (by hand, or by another instance that could
+ * not tell this one) is noticed within this time, or at once by a write that needs the row (`forget`).
  */
 const KNOWN_USER_TTL_MS = 60_000;
 
@@ -23,12 +23,14 @@ export class UsersService {
   /** (issuer, subject, email, name) → user id and when it was confirmed: a repeat token costs no database write. */
   private readonly known = new Map<string, { id: string; confirmedAt: number }>();
   private readonly adminEmails: Set<string>;
+  private readonly knownUserTtlMs: number;
 
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
   ) {
     this.adminEmails = new Set(options.adminEmails.map((email) => email.toLowerCase()));
+    this.knownUserTtlMs = options.knownUserTtlMs ?? KNOWN_USER_TTL_MS;
   }
 
   async callerFromToken(identity: TokenIdentity): Promise<UserInfo> {
@@ -52,7 +54,7 @@ export class UsersService {
   private async idFor({ issuer, subject, email, emailVerified, name }: TokenIdentity): Promise<string> {
     const key = JSON.stringify([issuer, subject, email ?? null, email ? emailVerified : null, name ?? null]);
     const cached = this.known.get(key);
-    if (cached && Date.now() - cached.confirmedAt < KNOWN_USER_TTL_MS) return cached.id;
+    if (cached && Date.now() - cached.confirmedAt < this.knownUserTtlMs) return cached.id;
     const updated = [...(email ? ['email', 'email_verified'] : []), ...(name ? ['name'] : []), 'updated_at'];
     const result = await this.users
       .createQueryBuilder()

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { BackgroundWrites } from './background-writes.js';
+import { InstanceBroadcast } from './instance-broadcast.js';
 import { DomainErrorFilter } from './rest/domain-error.filter.js';
 import { createValidationPipe } from './rest/validation.js';
 import { PublicAddress } from './public-address.js';
@@ -17,11 +18,14 @@ export interface CommonModuleOptions {
   signingSecret?: string;
   /** `PUBLIC_BASE_URL`, when it is configured (see `PublicAddress`). */
   publicBaseUrl?: string;
+  /** `REDIS_URL`, when it is configured: instances tell each other what they keep in memory through it (see `InstanceBroadcast`). */
+  redisUrl?: string;
 }
 
 /**
  * What every lib shares and no lib owns: background writes, the signer, the user-data
- * contributors, the server's public address, and the REST conventions (one validation pipe, domain errors as HTTP statuses).
+ * contributors, the server's public address, the broadcast between instances, and the REST
+ * conventions (one validation pipe, domain errors as HTTP statuses).
  * Global: the app imports it once with `forRoot`.
  */
 @Module({})
@@ -36,10 +40,11 @@ export class CommonModule {
         UserDataContributors,
         { provide: Signer, useFactory: () => new Signer(signingSecret(options)) },
         { provide: PublicAddress, useValue: new PublicAddress(options.publicBaseUrl) },
+        { provide: InstanceBroadcast, useFactory: () => new InstanceBroadcast(options.redisUrl) },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: DomainErrorFilter },
       ],
-      exports: [BackgroundWrites, UserDataContributors, Signer, PublicAddress],
+      exports: [BackgroundWrites, UserDataContributors, Signer, PublicAddress, InstanceBroadcast],
     };
   }
 }

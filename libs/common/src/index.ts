@@ -3,6 +3,7 @@ export { CALLER_RESOLVER, type CallerResolver, type UserInfo } from './caller.js
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
 export { describeError, stackFrames } from './error-log.js';
+export { InstanceBroadcast, type BroadcastListener } from './instance-broadcast.js';
 export {
   bool,
   defineConfigSection,
@@ -33,6 +34,7 @@ export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from '
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
+export { closeRedis, connectRedis } from './redis.js';
 export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';
 export { UserDataContributors, type NamedContributor } from './user-data/user-data-contributors.js';

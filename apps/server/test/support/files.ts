@@ -110,7 +110,6 @@ export async function userIdOf(app: RunningApp, subject: string): Promise<string
   return row.id;
 }
 
-/** Polls `check` until it passes or two seconds have gone by (the server finishes a cut upload asynchronously). */
 /**
  * `eventually`, then the same check once more a moment later: after a client hangs up, the server
  * may not yet have opened the upload's temporary file when the first check runs, so a first pass
@@ -122,8 +121,9 @@ export async function settles(check: () => Promise<void> | void): Promise<void> 
   await eventually(check);
 }
 
-export async function eventually(check: () => Promise<void> | void): Promise<void> {
-  const deadline = Date.now() + 2000;
+/** Polls `check` until it passes or `withinMs` (two seconds) have gone by (the server finishes a cut upload asynchronously). */
+export async function eventually(check: () => Promise<void> | void, withinMs = 2000): Promise<void> {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     try {
       return await check();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AppExtensions } from '../../src/app.module.js';
-import { loadAppConfig } from '../../src/config.js';
+import { loadAppConfig, type AppConfig } from '../../src/config.js';
 import { createApp } from '../../src/create-app.js';
 import { seedEmbeddedDatabase } from './pglite-template.js';
 import { ProbeToolsModule } from './probe-tools.module.js';
@@ -21,9 +21,14 @@ export interface RunningApp {
 /**
  * Boots the real application (plus probe tools and any `extensions`) on a random loopback port,
  * with a data directory and a database of its own: an embedded one in that directory, or, when
- * TEST_DATABASE_URL is set, a new database on that server. Closing removes both.
+ * TEST_DATABASE_URL is set, a new database on that server. Closing removes both. `adjust` sets
+ * module options that no setting reaches (a time limit a test cannot wait out).
  */
-export async function startApp(env: Record<string, string> = {}, extensions: AppExtensions = {}): Promise<RunningApp> {
+export async function startApp(
+  env: Record<string, string> = {},
+  extensions: AppExtensions = {},
+  adjust: (config: AppConfig) => AppConfig = (config) => config,
+): Promise<RunningApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mirobody-test-'));
   let database: TestDatabase | undefined;
   const cleanUp = async () => {
@@ -33,7 +38,7 @@ export async function startApp(env: Record<string, string> = {}, extensions: App
   try {
     if (env.DATABASE_URL === undefined && TEST_DATABASE_URL) database = await createTestDatabase(TEST_DATABASE_URL);
     else if (env.DATABASE_URL === undefined) seedEmbeddedDatabase(dataDir);
-    const config = loadAppConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database?.url, ...env });
+    const config = adjust(loadAppConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, DATABASE_URL: database?.url, ...env }));
     const app = await createApp(config, { logger: false, imports: [ProbeToolsModule, ...(extensions.imports ?? [])] });
     await app.listen(0, '127.0.0.1');
     const address = app.getHttpServer().address() as { port: number };

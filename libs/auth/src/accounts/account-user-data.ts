@@ -1,7 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { UserDataContributor, type UserDataContributorShape } from '@app/common';
+import { InstanceBroadcast, UserDataContributor, type UserDataContributorShape } from '@app/common';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
 import { ToolCallEntity } from '../entities/tool-call.entity.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -11,17 +11,29 @@ import { AccountStatus } from './account-status.js';
 /** The name the auth lib's part goes by in an export and in the admin's counts. */
 export const ACCOUNT_PART = 'account';
 
-/** The auth lib's part of a user's data: the user row, their MCP secrets (metadata only) and the access log. */
+/** The broadcast topic of erased users' ids. */
+const ERASED_TOPIC = 'user-erased';
+
+/**
+ * The auth lib's part of a user's data: the user row, their MCP secrets (metadata only) and the
+ * access log. Erasing it tells every instance (`InstanceBroadcast`, with `REDIS_URL`) to stop
+ * trusting the user's id at once; an instance not told trusts it until `UsersService` asks again.
+ */
 @Injectable()
 @UserDataContributor(ACCOUNT_PART)
-export class AccountUserData implements UserDataContributorShape {
+export class AccountUserData implements UserDataContributorShape, OnModuleInit {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
     @InjectRepository(ToolCallEntity) private readonly calls: Repository<ToolCallEntity>,
     private readonly usersService: UsersService,
     private readonly status: AccountStatus,
+    @Optional() private readonly broadcast?: InstanceBroadcast,
   ) {}
+
+  onModuleInit(): void {
+    this.broadcast?.subscribe(ERASED_TOPIC, (userId) => this.forgetCached(userId));
+  }
 
   async exportFor(userId: string) {
     const user = await this.users.findOneBy({ id: userId });
@@ -44,12 +56,18 @@ export class AccountUserData implements UserDataContributorShape {
   /** The user row goes last of all parts (see `UserDataService`); its secrets and access log go with it (ON DELETE CASCADE). */
   async eraseFor(userId: string): Promise<void> {
     await this.users.delete({ id: userId });
-    this.usersService.forget(userId);
-    this.status.forget(userId);
+    this.forgetCached(userId);
+    this.broadcast?.publish(ERASED_TOPIC, userId);
   }
 
   async countFor(userId: string): Promise<number> {
     const [user, secrets, calls] = await Promise.all([this.users.countBy({ id: userId }), this.secrets.countBy({ userId }), this.calls.countBy({ userId })]);
     return user + secrets + calls;
+  }
+
+  /** What this instance keeps in memory about the user: their id for their tokens, whether they are disabled. */
+  private forgetCached(userId: string): void {
+    this.usersService.forget(userId);
+    this.status.forget(userId);
   }
 }

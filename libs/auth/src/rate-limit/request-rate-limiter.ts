@@ -1,8 +1,8 @@
-import { createRequire } from 'node:module';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { closeRedis, connectRedis } from '@app/common';
 import type { McpRateLimit, RateLimitVerdict } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { credentialKey, presentedCredential, type PresentedCredential } from '../credentials.js';
@@ -36,7 +36,9 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   private readonly verified = new Set<string>();
 
   constructor(@Inject(AUTH_OPTIONS) options: AuthModuleOptions) {
-    if (options.redisUrl) this.redis = this.connect(options.redisUrl);
+    // No offline queue: while Redis is away a count fails at once and the in-memory limiter takes over.
+    if (options.redisUrl)
+      this.redis = connectRedis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }, this.logger, 'counting in memory meanwhile');
     const duration = options.rateLimit.windowSeconds;
     this.perCredential = this.limiter('credential', options.rateLimit.requests, duration);
     this.anonymous = this.limiter('anonymous', options.rateLimit.anonymousRequests, duration);
@@ -79,7 +81,7 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.redis?.quit().catch(() => this.redis?.disconnect());
+    if (this.redis) await closeRedis(this.redis);
   }
 
   private limiter(kind: string, points: number, duration: number): RateLimiterAbstract | undefined {
@@ -88,24 +90,6 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
     const memory = new RateLimiterMemory({ points, duration, keyPrefix });
     if (!this.redis) return memory;
     return new RateLimiterRedis({ storeClient: this.redis, points, duration, keyPrefix, rejectIfRedisNotReady: true, insuranceLimiter: memory });
-  }
-
-  private connect(url: string): Redis {
-    // Loaded only with REDIS_URL: an instance counting in memory does not keep ioredis's modules in memory.
-    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    // No offline queue: while Redis is away a count fails at once and the in-memory limiter takes over.
-    const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
-    let lastError = '';
-    redis.on('error', (error: Error) => {
-      // ioredis repeats the error on every reconnection attempt; once per distinct problem is enough.
-      if (error.message !== lastError) this.logger.warn(`Redis unavailable, counting in memory meanwhile: ${error.message}`);
-      lastError = error.message;
-    });
-    redis.on('ready', () => {
-      if (lastError) this.logger.log('Redis reachable again');
-      lastError = '';
-    });
-    return redis;
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, describeError, Signer, stackFrames, type CallerResolver } from '@app/common';
+import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, describeError, InstanceBroadcast, Signer, stackFrames, type CallerResolver } from '@app/common';
 import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, toAuthInfo } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
@@ -97,6 +97,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Inject(MCP_SIGNER) private readonly signer: Signer,
     @Optional() @Inject(CALLER_RESOLVER) private readonly callerResolver?: CallerResolver,
+    // The app's (`CommonModule`); without it a DELETE is known to this instance only.
+    @Optional() private readonly broadcast?: InstanceBroadcast,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -120,6 +122,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
         maxSessionsPerCaller: this.options.maxSessionsPerCaller,
         maxAgeMs: this.options.sessionMaxAgeMs,
         signer: this.signer.forPurpose('mcp-session'),
+        broadcast: this.broadcast,
       },
       create,
     );
@@ -226,9 +229,16 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     if (!sessionId) return this.sdkNodeHandler(raw, response);
     const session = this.sessions.get(sessionId, owner);
     if (session) return session.transport.handleRequest(raw, response);
-    if (request.method === 'GET' && this.sessions.isIssuedTo(sessionId, owner)) {
-      // The session lives on another instance: no standalone stream here, which clients accept.
-      return writeJsonRpcError(response, 405, SERVER_ERROR, 'No standalone stream for this session on this instance', { allow: 'POST' });
+    if (this.sessions.isIssuedTo(sessionId, owner)) {
+      // The session lives on another instance: no standalone stream here, which clients accept;
+      // a DELETE reaches it through the broadcast, and without one is not found here (the session goes on there).
+      if (request.method === 'GET') {
+        return writeJsonRpcError(response, 405, SERVER_ERROR, 'No standalone stream for this session on this instance', { allow: 'POST' });
+      }
+      if (request.method === 'DELETE' && this.sessions.deletesReachEveryInstance) {
+        this.sessions.delete(sessionId);
+        return void response.writeHead(200).end();
+      }
     }
     return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
   }

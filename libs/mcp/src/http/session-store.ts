@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import type { Server } from '@modelcontextprotocol/server';
-import type { PurposeSigner } from '@app/common';
+import type { InstanceBroadcast, PurposeSigner } from '@app/common';
 import { ANONYMOUS_CALLER } from '../caller.js';
 
 /** Who opens a session: `owner` alone may use it (`callerKey`); `quotaKey` counts it (the user, or an anonymous caller's address). */
@@ -30,13 +30,26 @@ export interface SessionStoreOptions {
   maxAgeMs: number;
   /** Signs session ids (`Signer.forPurpose('mcp-session')`). */
   signer: PurposeSigner;
+  /** Tells the other instances of a deployment which sessions were deleted, and hears theirs. */
+  broadcast?: Pick<InstanceBroadcast, 'shared' | 'publish' | 'subscribe'>;
 }
 
 /** Too many sessions for one caller: answered with 429. */
 export class SessionQuotaExceeded extends Error {}
 
-/** How long a terminated id keeps answering 404 instead of being served statelessly. */
+/** How long a terminated id keeps answering 404 instead of being served statelessly (unless it expires sooner). */
 const TERMINATED_MEMORY_MS = 60 * 60 * 1000;
+
+/** The broadcast topic of deleted sessions' ids. */
+const DELETED_TOPIC = 'mcp-session-deleted';
+
+/** A session id's parts (`nonce.expiry.signature`), or undefined for anything else. */
+function idParts(id: string): { nonce: string; expiry: string; signature: string; expiresAt: number } | undefined {
+  const [nonce, expiry, signature, ...rest] = id.split('.');
+  if (!nonce || !expiry || !signature || rest.length) return undefined;
+  const expiresAt = parseInt(expiry, 36);
+  return Number.isNaN(expiresAt) ? undefined : { nonce, expiry, signature, expiresAt };
+}
 
 /**
  * 2025-revision sessions: one SDK `Server` and transport each, closed when idle, when too old, and
@@ -48,6 +61,10 @@ const TERMINATED_MEMORY_MS = 60 * 60 * 1000;
  * Sessions opened without a credential are kept apart from users' ones: beyond the maximum count
  * anonymous sessions are closed first, so a flood of anonymous `initialize` calls cannot evict
  * users, and each caller holds at most `maxSessionsPerCaller`.
+ *
+ * A session its client DELETEs is refused from then on: here, and with a `broadcast` shared by the
+ * instances (`REDIS_URL`) on every instance that hears of it, which also closes the session where
+ * it lives. Without one, the other instances serve the id statelessly until it expires.
  */
 export class SessionStore {
   private readonly logger = new Logger('McpSessions');
@@ -58,6 +75,7 @@ export class SessionStore {
   private readonly perCaller = new Map<string, number>();
   private readonly terminated = new Map<string, number>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly stopHearing?: () => void;
 
   constructor(
     private readonly options: SessionStoreOptions,
@@ -65,6 +83,12 @@ export class SessionStore {
   ) {
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(1000, Math.min(options.idleMs / 4, 60_000)));
     this.sweeper.unref();
+    this.stopHearing = options.broadcast?.subscribe(DELETED_TOPIC, (id) => this.deletedElsewhere(id));
+  }
+
+  /** Whether a DELETE reaches the other instances, one of which may hold the session. */
+  get deletesReachEveryInstance(): boolean {
+    return this.options.broadcast?.shared === true;
   }
 
   get size(): number {
@@ -84,10 +108,21 @@ export class SessionStore {
 
   /** True for an unexpired id this deployment issued to `owner` and nobody terminated here. */
   isIssuedTo(id: string, owner: string): boolean {
-    const [nonce, expiry, signature, ...rest] = id.split('.');
-    if (!nonce || !expiry || !signature || rest.length || this.terminated.has(id)) return false;
-    if (!this.options.signer.checkMac(`${nonce}.${expiry}.${owner}`, signature)) return false;
-    return parseInt(expiry, 36) > Date.now();
+    const parts = idParts(id);
+    if (!parts || this.terminated.has(id)) return false;
+    if (!this.options.signer.checkMac(`${parts.nonce}.${parts.expiry}.${owner}`, parts.signature)) return false;
+    return parts.expiresAt > Date.now();
+  }
+
+  /**
+   * A session its client DELETEs, here (the SDK answered and closes it) or on another instance:
+   * refused here from now on, and told to the other instances, which close it if it lives there.
+   * The caller checked that the session is the client's.
+   */
+  delete(id: string): void {
+    this.forget(id);
+    this.refuse(id);
+    this.options.broadcast?.publish(DELETED_TOPIC, id);
   }
 
   /**
@@ -109,6 +144,7 @@ export class SessionStore {
 
   async closeAll(): Promise<void> {
     clearInterval(this.sweeper);
+    this.stopHearing?.();
     const sessions = [...this.anonymousSessions.values(), ...this.userSessions.values()];
     this.anonymousSessions.clear();
     this.userSessions.clear();
@@ -123,7 +159,8 @@ export class SessionStore {
       enableJsonResponse: jsonResponse,
       sessionIdGenerator: () => this.newId(binding.owner, expiresAt),
       onsessioninitialized: (id) => this.add(id, { ...binding, transport, server, jsonResponse, lastSeen: Date.now(), expiresAt }),
-      onsessionclosed: (id) => this.forget(id),
+      // A DELETE, answered by the SDK, which closes the transport itself.
+      onsessionclosed: (id) => this.delete(id),
     });
     transport.onclose = () => {
       if (transport.sessionId) this.forget(transport.sessionId);
@@ -165,7 +202,21 @@ export class SessionStore {
     if (!session) return;
     this.poolOf(session.owner).delete(id);
     this.count(session.quotaKey, -1);
-    this.terminated.set(id, Date.now() + TERMINATED_MEMORY_MS);
+    this.refuse(id);
+  }
+
+  /** Refuses `id` for as long as terminated ids are remembered, or until it expires and its signature refuses it anyway. */
+  private refuse(id: string): void {
+    const expiresAt = idParts(id)?.expiresAt;
+    if (expiresAt === undefined) return;
+    const until = Math.min(Date.now() + TERMINATED_MEMORY_MS, expiresAt);
+    if (until > Date.now()) this.terminated.set(id, until);
+  }
+
+  /** A session another instance deleted (or this one, heard again): closed if it lives here, its id refused. */
+  private deletedElsewhere(id: string): void {
+    this.close(id);
+    this.refuse(id);
   }
 
   private close(id: string): void {
