@@ -12,7 +12,16 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, describeError, InstanceBroadcast, Signer, stackFrames, type CallerResolver } from '@app/common';
+import {
+  AUTHENTICATION_REQUIRED,
+  bearerChallenge,
+  CALLER_RESOLVER,
+  describeError,
+  InstanceBroadcast,
+  Signer,
+  stackFrames,
+  type CallerResolver,
+} from '@app/common';
 import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, toAuthInfo } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
