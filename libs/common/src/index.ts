@@ -31,6 +31,7 @@ export {
   DEFAULT_PAGE_SIZE,
   decodeCursor,
   encodeCursor,
+  instantKeySql,
   MAX_PAGE_SIZE,
   PageQueryDto,
   toPage,

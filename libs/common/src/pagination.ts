@@ -49,9 +49,9 @@ const INT8_MAX = 2n ** 63n - 1n;
  */
 export const cursorKey = {
   /**
-   * A timestamp as `toISOString()` writes it, or any ISO 8601 date-time with a zone that is a real
-   * instant (not 2026-02-30, not year 0, which PostgreSQL refuses). Kept as the text itself, so that
-   * a keyset written to the microsecond is compared to the microsecond.
+   * A timestamp as `instantKeySql` or `toISOString()` writes it, or any ISO 8601 date-time with a
+   * zone that is a real instant (not 2026-02-30, not year 0, which PostgreSQL refuses). Kept as the
+   * text itself, so that a keyset written to the microsecond is compared to the microsecond.
    */
   instant: (value: unknown): string | undefined => {
     if (typeof value !== 'string') return undefined;
@@ -69,6 +69,14 @@ export const cursorKey = {
     (value) =>
       choices.find((choice) => choice === value),
 };
+
+/**
+ * SQL for a `timestamptz` column's value as the ISO text `cursorKey.instant` reads, to the
+ * microsecond the database keeps. A list ordered by such a column takes its keyset from this, not
+ * from the `Date` the driver hands out: a `Date` holds milliseconds only, and a cursor cut to them
+ * would skip the rows stored later in the same millisecond.
+ */
+export const instantKeySql = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
 
 /** How a list names its cursor parameter (`cursor`, FHIR's `_cursor`) and tells how to get a valid one. */
 export interface CursorParameter {
@@ -115,16 +123,16 @@ function parsed(cursor: string): unknown {
 /**
  * Builds a page from `limit + 1` rows fetched in keyset order: the extra row only says there is
  * more. `keyOf` gives the keyset of a row (the values the next query starts after), as `keyset`
- * reads them back.
+ * reads them back; `index` is the row's, for keys fetched beside the rows (TypeORM's raw results).
  */
 export function toPage<Row, K extends Keyset, Item = Row>(
   rows: Row[],
   limit: number,
   keyset: K,
-  keyOf: (row: Row) => KeyValues<K>,
+  keyOf: (row: Row, index: number) => KeyValues<K>,
   map: (row: Row) => Item = (row) => row as unknown as Item,
 ): Page<Item> {
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
-  return { items: kept.map(map), nextCursor: more ? encodeCursor(keyset, keyOf(kept[kept.length - 1]!)) : null };
+  return { items: kept.map(map), nextCursor: more ? encodeCursor(keyset, keyOf(kept[kept.length - 1]!, kept.length - 1)) : null };
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { cursorKey, decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
+import { cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
 import { ConversationEntity } from './conversation.entity.js';
 import { toTitle } from './conversation-title.js';
 
@@ -12,7 +12,7 @@ export interface ConversationView {
   updated_at: string;
 }
 
-/** Newest first: the last title change, then the client's id (any text). */
+/** Newest first: the last title change (to the microsecond), then the client's id (any text). */
 const KEYSET = [cursorKey.instant, cursorKey.text] as const;
 
 const view = (row: ConversationEntity): ConversationView => ({
@@ -49,15 +49,16 @@ export class ConversationsService {
       .getRepository(ConversationEntity)
       .createQueryBuilder('c')
       .where('c.user_id = :userId', { userId })
+      .addSelect(instantKeySql('c.updated_at'), 'updated_key')
       .orderBy('c.updated_at', 'DESC')
       .addOrderBy('c.id', 'DESC')
-      .take(limit + 1);
+      .limit(limit + 1);
     if (cursor) {
       const [updatedAt, id] = decodeCursor(cursor, KEYSET);
       query.andWhere('(c.updated_at, c.id) < (:updatedAt, :id)', { updatedAt, id });
     }
-    const rows = await query.getMany();
-    return toPage(rows, limit, KEYSET, (row) => [row.updatedAt.toISOString(), row.id], view);
+    const { entities, raw } = await query.getRawAndEntities<{ updated_key: string }>();
+    return toPage(entities, limit, KEYSET, (row, index) => [raw[index]!.updated_key, row.id], view);
   }
 
   async remove(userId: string, conversationId: string): Promise<void> {

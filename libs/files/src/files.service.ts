@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
-import { cursorKey, decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
+import { cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
 import { In, IsNull, Not, Repository, type FindOptionsSelect } from 'typeorm';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
 import { isTextMime } from './extraction/extraction-kind.js';
@@ -67,12 +67,12 @@ export class FilesService implements OnApplicationBootstrap {
       if (query.sort === 'time') builder.andWhere('(f.created_at, f.id) < (:value, :id)', { value, id });
       else builder.andWhere('(f.filename, f.id) > (:value, :id)', { value, id });
     }
-    if (query.sort === 'time') builder.orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC');
+    if (query.sort === 'time') builder.addSelect(instantKeySql('f.created_at'), 'created_key').orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC');
     else builder.orderBy('f.filename', 'ASC').addOrderBy('f.id', 'ASC');
-    const rows = await builder.take(query.limit + 1).getMany();
+    const { entities, raw } = await builder.limit(query.limit + 1).getRawAndEntities<{ created_key: string }>();
     return query.sort === 'time'
-      ? toPage(rows, query.limit, KEYSETS.time, (row) => ['time' as const, row.createdAt.toISOString(), row.id])
-      : toPage(rows, query.limit, KEYSETS.name, (row) => ['name' as const, row.filename, row.id]);
+      ? toPage(entities, query.limit, KEYSETS.time, (row, index) => ['time' as const, raw[index]!.created_key, row.id])
+      : toPage(entities, query.limit, KEYSETS.name, (row) => ['name' as const, row.filename, row.id]);
   }
 
   /** The newest of a user's files, for the model's list (`max + 1` tells whether there are more). */

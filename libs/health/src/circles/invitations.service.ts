@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, cursorKey, decodeCursor, ForbiddenError, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
+import { ConflictError, cursorKey, decodeCursor, ForbiddenError, instantKeySql, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type MemberRole } from '../entities/circle-member.entity.js';
@@ -84,7 +84,7 @@ export class InvitationsService {
     }
     const rows: PendingRow[] = await this.dataSource.query(
       `SELECT i.id, c.id AS circle_id, c.name AS circle_name, m.role, u.name AS inviter_name, u.email AS inviter_email, i.expires_at, i.created_at,
-              to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+              ${instantKeySql('i.created_at')} AS created_key
          FROM care_circle_invitations i
          JOIN care_circle_members m ON m.id = i.member_id
          JOIN care_circles c ON c.id = m.circle_id
