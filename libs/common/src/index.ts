@@ -28,7 +28,21 @@ export {
   PayloadTooLargeError,
   UnavailableError,
 } from './errors.js';
-export { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor, MAX_PAGE_SIZE, PageQueryDto, toPage, type Page } from './pagination.js';
+export {
+  cursorKey,
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  encodeCursor,
+  instantKeySql,
+  MAX_PAGE_SIZE,
+  PageQueryDto,
+  toPage,
+  type CursorParameter,
+  type KeyReader,
+  type Keyset,
+  type KeyValues,
+  type Page,
+} from './pagination.js';
 export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js';
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';

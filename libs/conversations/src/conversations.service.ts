@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
+import { cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
 import { ConversationEntity } from './conversation.entity.js';
 import { toTitle } from './conversation-title.js';
 
@@ -11,6 +11,9 @@ export interface ConversationView {
   created_at: string;
   updated_at: string;
 }
+
+/** Newest first: the last title change (to the microsecond), then the client's id (any text). */
+const KEYSET = [cursorKey.instant, cursorKey.text] as const;
 
 const view = (row: ConversationEntity): ConversationView => ({
   id: row.id,
@@ -46,18 +49,16 @@ export class ConversationsService {
       .getRepository(ConversationEntity)
       .createQueryBuilder('c')
       .where('c.user_id = :userId', { userId })
+      .addSelect(instantKeySql('c.updated_at'), 'updated_key')
       .orderBy('c.updated_at', 'DESC')
       .addOrderBy('c.id', 'DESC')
-      .take(limit + 1);
+      .limit(limit + 1);
     if (cursor) {
-      const [updatedAt, id] = decodeCursor(cursor);
-      if (typeof updatedAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(updatedAt))) {
-        throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page', { cursor: 'not a cursor this server issued' });
-      }
-      query.andWhere('(c.updated_at, c.id) < (:updatedAt, :id)', { updatedAt: new Date(updatedAt), id });
+      const [updatedAt, id] = decodeCursor(cursor, KEYSET);
+      query.andWhere('(c.updated_at, c.id) < (:updatedAt, :id)', { updatedAt, id });
     }
-    const rows = await query.getMany();
-    return toPage(rows, limit, (row) => [row.updatedAt.toISOString(), row.id], view);
+    const { entities, raw } = await query.getRawAndEntities<{ updated_key: string }>();
+    return toPage(entities, limit, KEYSET, (row, index) => [raw[index]!.updated_key, row.id], view);
   }
 
   async remove(userId: string, conversationId: string): Promise<void> {

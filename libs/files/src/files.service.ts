@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
-import { decodeCursor, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
+import { cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
 import { In, IsNull, Not, Repository, type FindOptionsSelect } from 'typeorm';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
 import { isTextMime } from './extraction/extraction-kind.js';
@@ -26,6 +26,11 @@ export type FileForModel =
 /** The message for a key that is unknown, malformed, deleted, or someone else's: all the same. */
 export const FILE_NOT_FOUND = 'File not found.';
 const FILE_KEY = /^[A-Za-z0-9_-]{22}$/;
+/** A cursor names the order it was issued for, so that it is not read as a place in the other. */
+const KEYSETS = {
+  time: [cursorKey.oneOf('time'), cursorKey.instant, cursorKey.uuid],
+  name: [cursorKey.oneOf('name'), cursorKey.text, cursorKey.uuid],
+} as const;
 const MIME_FILTER = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/(\*|[a-z0-9][a-z0-9!#$&^_.+-]*)$/;
 
 /**
@@ -57,17 +62,17 @@ export class FilesService implements OnApplicationBootstrap {
       else builder.andWhere('f.mime = :mime', { mime });
     }
     if (query.cursor !== undefined) {
-      const [sort, value, id] = decodeCursor(query.cursor);
-      if (sort !== query.sort || typeof value !== 'string' || typeof id !== 'string' || !/^[0-9a-f-]{36}$/.test(id)) {
-        throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page with the same sort', { cursor: 'not a cursor of this list' });
-      }
-      if (sort === 'time') builder.andWhere('(f.created_at, f.id) < (:value, :id)', { value: new Date(value), id });
+      const advice = 'pass the nextCursor of the previous page with the same sort';
+      const [, value, id] = decodeCursor(query.cursor, KEYSETS[query.sort], { advice });
+      if (query.sort === 'time') builder.andWhere('(f.created_at, f.id) < (:value, :id)', { value, id });
       else builder.andWhere('(f.filename, f.id) > (:value, :id)', { value, id });
     }
-    if (query.sort === 'time') builder.orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC');
+    if (query.sort === 'time') builder.addSelect(instantKeySql('f.created_at'), 'created_key').orderBy('f.created_at', 'DESC').addOrderBy('f.id', 'DESC');
     else builder.orderBy('f.filename', 'ASC').addOrderBy('f.id', 'ASC');
-    const rows = await builder.take(query.limit + 1).getMany();
-    return toPage(rows, query.limit, (row) => [query.sort, query.sort === 'time' ? row.createdAt.toISOString() : row.filename, row.id]);
+    const { entities, raw } = await builder.limit(query.limit + 1).getRawAndEntities<{ created_key: string }>();
+    return query.sort === 'time'
+      ? toPage(entities, query.limit, KEYSETS.time, (row, index) => ['time' as const, raw[index]!.created_key, row.id])
+      : toPage(entities, query.limit, KEYSETS.name, (row) => ['name' as const, row.filename, row.id]);
   }
 
   /** The newest of a user's files, for the model's list (`max + 1` tells whether there are more). */

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, decodeCursor, InvalidInputError, NotFoundError, toPage, UnavailableError, type Page } from '@app/common';
+import { ConflictError, cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, UnavailableError, type Page } from '@app/common';
 import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
@@ -41,6 +41,8 @@ export interface ListQuery {
 type MemoryRow = CandidateRow;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Newest first: the creation time (to the microsecond), then the id. */
+const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 const COLUMNS = 'id, text, kind, source, created_at, updated_at';
 const toView = (row: MemoryRow): MemoryView => ({
   id: row.id,
@@ -195,15 +197,15 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Newest first, by pages (keyset on created_at and id). */
   async list(userId: string, query: ListQuery): Promise<Page<MemoryView>> {
-    const after = query.cursor ? this.decodeListCursor(query.cursor) : undefined;
-    const rows: MemoryRow[] = await this.dataSource.query(
-      `SELECT ${COLUMNS} FROM memories
+    const after = query.cursor ? decodeCursor(query.cursor, KEYSET) : undefined;
+    const rows: (MemoryRow & { created_key: string })[] = await this.dataSource.query(
+      `SELECT ${COLUMNS}, ${instantKeySql('created_at')} AS created_key FROM memories
        WHERE user_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR kind = $2)
          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
        ORDER BY created_at DESC, id DESC LIMIT $5`,
       [userId, query.kind ?? null, after?.[0] ?? null, after?.[1] ?? null, query.limit + 1],
     );
-    return toPage(rows, query.limit, (row) => [row.created_at.toISOString(), row.id], toView);
+    return toPage(rows, query.limit, KEYSET, (row) => [row.created_key, row.id], toView);
   }
 
   async get(userId: string, id: string): Promise<MemoryView> {
@@ -345,14 +347,6 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       limit,
       kind ?? null,
     ]);
-  }
-
-  private decodeListCursor(cursor: string): [string, string] {
-    const values = decodeCursor(cursor);
-    if (values.length !== 2 || typeof values[0] !== 'string' || Number.isNaN(Date.parse(values[0])) || typeof values[1] !== 'string' || !UUID.test(values[1])) {
-      throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page', { cursor: 'not a cursor this server issued' });
-    }
-    return [values[0], values[1]];
   }
 
   private notFound(id: string): NotFoundError {

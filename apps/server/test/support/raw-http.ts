@@ -95,11 +95,15 @@ export function rawRequest(
   });
 }
 
-/** The status line of a request written byte for byte on a socket, for targets node:http would not send. */
+/**
+ * The status line of a request written byte for byte on a socket, for targets and header values
+ * node:http would not send. The socket is not half-closed: Node's server drops the answer of a
+ * request whose client has ended its side before the answer is ready. `connection: close` ends it.
+ */
 export function socketStatus(url: URL, head: string, body = ''): Promise<number> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(url.port), url.hostname, () =>
-      socket.end(`${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`),
+      socket.write(`${head}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`),
     );
     let received = '';
     socket.setEncoding('utf8');

@@ -1,10 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { decodeCursor, DEFAULT_PAGE_SIZE, InvalidInputError, toPage, type Page, type UserInfo } from '@app/common';
+import { cursorKey, decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type UserInfo } from '@app/common';
 import { AdminAuditEntity } from '../entities/admin-audit.entity.js';
 
 export type AuditEntry = AdminAuditEntity;
+
+/** The trail's keyset: the bigint id, as text. */
+const KEYSET = [cursorKey.int8] as const;
 
 /** The audit trail of admin actions, written before the action's answer goes out. */
 @Injectable()
@@ -22,10 +25,9 @@ export class AdminAudit {
       .orderBy('entry.id', 'DESC')
       .limit(limit + 1);
     if (cursor) {
-      const [id] = decodeCursor(cursor);
-      if (typeof id !== 'string' || !/^\d{1,19}$/.test(id)) throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      const [id] = decodeCursor(cursor, KEYSET);
       query.where('entry.id < :id', { id });
     }
-    return toPage(await query.getMany(), limit, (entry) => [entry.id]);
+    return toPage(await query.getMany(), limit, KEYSET, (entry) => [entry.id]);
   }
 }

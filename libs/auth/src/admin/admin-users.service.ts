@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, type Repository } from 'typeorm';
-import { ConflictError, decodeCursor, DEFAULT_PAGE_SIZE, InvalidInputError, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
+import { ConflictError, cursorKey, decodeCursor, DEFAULT_PAGE_SIZE, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
 import { AccountStatus } from '../accounts/account-status.js';
 import { UserDataService } from '../accounts/user-data.service.js';
 import { UserEntity } from '../entities/user.entity.js';
@@ -18,6 +18,9 @@ export interface AdminUserView {
   createdAt: Date;
   disabledAt: Date | null;
 }
+
+/** Oldest first: the creation time to the millisecond, then the id. */
+const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 
 const view = ({ id, issuer, subject, email, name, createdAt, disabledAt }: UserEntity): AdminUserView => ({
   id,
@@ -60,12 +63,10 @@ export class AdminUsers {
       );
     }
     if (cursor) {
-      const [createdAt, id] = decodeCursor(cursor);
-      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id))
-        throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      const [createdAt, id] = decodeCursor(cursor, KEYSET);
       query.andWhere(`(${created}, "user"."id") > (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))`, { createdAt, id });
     }
-    return toPage(await query.getMany(), limit, (user) => [user.createdAt.toISOString(), user.id], view);
+    return toPage(await query.getMany(), limit, KEYSET, (user) => [user.createdAt.toISOString(), user.id], view);
   }
 
   async detail(admin: UserInfo, userId: string): Promise<AdminUserView & { counts: Record<string, number> }> {

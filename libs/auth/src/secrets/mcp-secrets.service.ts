@@ -1,7 +1,7 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
-import { BackgroundWrites, ConflictError, decodeCursor, InvalidInputError, toPage, type Page } from '@app/common';
+import { BackgroundWrites, ConflictError, cursorKey, decodeCursor, toPage, type Page } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { generateSecret, hashSecret } from '../credentials.js';
 import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
@@ -25,6 +25,8 @@ export interface SecretSummary {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Newest first: the creation time to the millisecond, then the id. */
+const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 
 /** Personal MCP secrets: issued once, stored as a hash, looked up on every request so a revocation acts at once. */
 @Injectable()
@@ -84,14 +86,13 @@ export class McpSecretsService {
       .addOrderBy('secret.id', 'DESC')
       .limit(limit + 1);
     if (cursor) {
-      const [createdAt, id] = decodeCursor(cursor);
-      if (typeof createdAt !== 'string' || typeof id !== 'string' || !UUID.test(id))
-        throw new InvalidInputError('Invalid cursor', { cursor: 'not a cursor of this list' });
+      const [createdAt, id] = decodeCursor(cursor, KEYSET);
       query.andWhere(`(${created}, "secret"."id") < (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))`, { createdAt, id });
     }
     return toPage(
       await query.getMany(),
       limit,
+      KEYSET,
       (row) => [row.createdAt.toISOString(), row.id],
       ({ id, label, agent, createdAt, expiresAt, lastUsedAt }) => ({
         id,

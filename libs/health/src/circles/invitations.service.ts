@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, decodeCursor, ForbiddenError, GoneError, InvalidInputError, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
+import { ConflictError, cursorKey, decodeCursor, ForbiddenError, GoneError, instantKeySql, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type MemberRole } from '../entities/circle-member.entity.js';
@@ -85,16 +85,12 @@ export class InvitationsService {
     const params: unknown[] = [email, caller.userId, limit + 1];
     let after = '';
     if (cursor) {
-      const [createdKey, id] = decodeCursor(cursor);
-      if (typeof createdKey !== 'string' || Number.isNaN(Date.parse(createdKey)) || typeof id !== 'string' || !isUuid(id)) {
-        throw new InvalidInputError('Invalid cursor: pass the nextCursor of the previous page', { cursor: 'not a cursor of this list' });
-      }
-      params.push(createdKey, id);
+      params.push(...decodeCursor(cursor, KEYSET));
       after = 'AND (i.created_at, i.id) < ($4::timestamptz, $5::uuid)';
     }
     const rows: PendingRow[] = await this.dataSource.query(
       `SELECT i.id, c.id AS circle_id, c.name AS circle_name, m.role, u.name AS inviter_name, u.email AS inviter_email, i.expires_at, i.created_at,
-              to_char(i.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_key
+              ${instantKeySql('i.created_at')} AS created_key
          FROM care_circle_invitations i
          JOIN care_circle_members m ON m.id = i.member_id
          JOIN care_circles c ON c.id = m.circle_id
@@ -104,7 +100,7 @@ export class InvitationsService {
         LIMIT $3`,
       params,
     );
-    return toPage(rows, limit, (row) => [row.created_key, row.id], pendingView);
+    return toPage(rows, limit, KEYSET, (row) => [row.created_key, row.id], pendingView);
   }
 
   private lockInvitation(manager: EntityManager) {
@@ -137,6 +133,9 @@ export class InvitationsService {
     return circleView(circle, member);
   }
 }
+
+/** Newest first: the creation time to the microsecond (`created_key`), then the id. */
+const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 
 const pendingView = (row: PendingRow): PendingInvitationView => ({
   invitation_id: row.id,

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { Bundle, BundleEntry, Observation, OperationOutcome } from '@medplum/fhirtypes';
 import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { decodeCursor, InvalidInputError, NotFoundError, toPage } from '@app/common';
+import { cursorKey, decodeCursor, InvalidInputError, NotFoundError, toPage } from '@app/common';
 import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
 import { lazyInexactNumbers, type InexactNumbers } from './number-literals.js';
@@ -109,11 +109,11 @@ export class ObservationsService {
   async searchset(subjectId: string, search: ObservationSearch, pageUrl: SearchPageUrl): Promise<Bundle<Observation>> {
     const page = this.newestFirst(subjectId, search).take(search.count + 1);
     if (search.cursor) {
-      const { clinicalAt, id } = searchCursor(search.cursor);
+      const [clinicalAt, id] = decodeCursor(search.cursor, KEYSET, { name: '_cursor', advice: 'follow the next link of the previous page' });
       page.andWhere('(o.clinical_at, o.id) < (:clinicalAt, :id)', { clinicalAt, id });
     }
     const [rows, total] = await Promise.all([page.getMany(), this.matching(subjectId, search).getCount()]);
-    const { items, nextCursor } = toPage(rows, search.count, (row) => [row.clinicalAt.toISOString(), row.id]);
+    const { items, nextCursor } = toPage(rows, search.count, KEYSET, (row) => [row.clinicalAt.toISOString(), row.id]);
     return {
       resourceType: 'Bundle',
       type: 'searchset',
@@ -162,21 +162,10 @@ const created = (resource: Observation): BundleEntry => ({
   response: { status: '201 Created', location: `Observation/${resource.id}/_history/1`, lastModified: resource.meta!.lastUpdated! },
 });
 
-const notFound = (id: string) => new NotFoundError(`No Observation with id ${id}`);
+/** A search page's keyset: clinical time, then id. */
+const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 
-/** Where the page after the one that issued `cursor` starts; a cursor this server did not issue is the caller's mistake. */
-function searchCursor(cursor: string): { clinicalAt: Date; id: string } {
-  const refusal = new InvalidInputError('Invalid _cursor: follow the next link of the previous page', { _cursor: 'not a cursor this server issued' });
-  let keyset: unknown[];
-  try {
-    keyset = decodeCursor(cursor);
-  } catch {
-    throw refusal;
-  }
-  const [clinicalAt, id] = keyset;
-  if (typeof clinicalAt !== 'string' || Number.isNaN(Date.parse(clinicalAt)) || typeof id !== 'string' || !isUuid(id)) throw refusal;
-  return { clinicalAt: new Date(clinicalAt), id };
-}
+const notFound = (id: string) => new NotFoundError(`No Observation with id ${id}`);
 
 /** Observations with any of the codes (`code`, `system|code`); with `matchesDisplay`, also those with the code as a word of their name. */
 function anyCode(codes: readonly string[], matchesDisplay: boolean): Brackets {
