@@ -7,8 +7,15 @@ import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
 import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
-import { addVocabularySql, candidateCount, lexicalCandidatesSql, vectorCandidatesSql, type CandidateRow } from './retrieval/retrieval-sql.js';
-import { dedupeKey, searchQueryText, searchText, vocabularyWords } from './text/memory-text.js';
+import {
+  addVocabularySql,
+  candidateCount,
+  lexicalCandidatesParams,
+  lexicalCandidatesSql,
+  vectorCandidatesSql,
+  type CandidateRow,
+} from './retrieval/retrieval-sql.js';
+import { dedupeKey, searchText, vocabularyWords } from './text/memory-text.js';
 
 export interface MemoryView {
   id: string;
@@ -58,6 +65,9 @@ interface VectorSearch {
 }
 
 export const MEMORY_DISABLED_MESSAGE = 'Long-term memory is not enabled on this server';
+
+/** Longest recall query, in characters (the REST `q` and the tool's `query` alike): a search query is a phrase, not a document. */
+export const MAX_RECALL_QUERY_CHARS = 1000;
 
 /**
  * Each user's long-term memories: store, deduplicate, retrieve (hybrid, always scoped to one
@@ -164,16 +174,18 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     this.assertEnabled();
     const trimmed = query.trim();
     if (!trimmed) throw new InvalidInputError('query must not be empty', { query: 'must not be empty' });
+    const length = Array.from(query).length;
+    if (length > MAX_RECALL_QUERY_CHARS)
+      throw new InvalidInputError(`query has ${length} characters; the limit is ${MAX_RECALL_QUERY_CHARS}`, {
+        query: `at most ${MAX_RECALL_QUERY_CHARS} characters`,
+      });
     if (!Number.isInteger(topK) || topK < 1 || topK > 50)
       throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
     const limit = candidateCount(topK);
-    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [
-      userId,
-      searchQueryText(trimmed),
-      limit,
-      vocabularyWords(trimmed),
-      kind ?? null,
-    ]);
+    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(
+      lexicalCandidatesSql,
+      lexicalCandidatesParams(userId, trimmed, limit, kind),
+    );
     // UNION ALL promises no order: each list is sorted again by its own relevance.
     const ranked = (list: string) =>
       lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
