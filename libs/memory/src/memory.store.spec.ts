@@ -6,7 +6,15 @@ import { lexicalCandidatesParams, lexicalCandidatesSql, MAX_QUERY_TERMS } from '
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
 import { startTestEmbedder, TEST_EMBEDDING_DIMENSIONS, type TestEmbedder } from './testing/test-embedder.js';
 
-const OPTIONS: MemoryOptions = { enabled: true, topK: 5, maxTextChars: 200, maxPerUser: 1000, dedupeDistance: 0.05, embedWaitMs: 500 };
+const OPTIONS: MemoryOptions = {
+  enabled: true,
+  topK: 5,
+  maxTextChars: 200,
+  maxPerUser: 1000,
+  deletedRetentionSeconds: 30 * 86400,
+  dedupeDistance: 0.05,
+  embedWaitMs: 500,
+};
 const CREATING = 120_000;
 
 let db: MigratedDatabase;

@@ -7,6 +7,7 @@ import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
 import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
+import { checkRoom } from './deleted-memory-retention.js';
 import {
   addVocabularySql,
   candidateCount,
@@ -16,6 +17,7 @@ import {
   type CandidateRow,
 } from './retrieval/retrieval-sql.js';
 import { dedupeKey, searchText, vocabularyWords } from './text/memory-text.js';
+import { lockUserWrites, pruneVocabulary } from './user-writes.js';
 
 export interface MemoryView {
   id: string;
@@ -134,7 +136,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const vector = await this.embedWithinBudget(text);
     const result = await this.dataSource.transaction(async (manager) => {
       // One writer per user at a time, so the count and the dedupe check hold until the insert.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [userId]);
+      await lockUserWrites(manager, userId);
       // TypeORM answers an UPDATE or DELETE with [rows, affected].
       const [[same]] = await manager.query(
         `UPDATE memories SET updated_at = now(), kind = $3
@@ -149,7 +151,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
           return { id: near, deduplicated: true };
         }
       }
-      await this.checkRoom(manager, userId);
+      await checkRoom(manager, userId, this.options);
       const [row] = await manager.query(
         `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
         [userId, kind, text, key, searchText(text), input.source ?? null],
@@ -234,17 +236,22 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const textChanged = text !== current.text;
     let row: MemoryRow | undefined;
     try {
-      [[row]] = await this.dataSource.query(
-        `UPDATE memories SET text = $3, kind = $4, dedupe_key = $5, search_text = $6, updated_at = now()
-         WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-        [id, userId, text, kind, dedupeKey(text), searchText(text)],
-      );
+      row = await this.dataSource.transaction(async (manager) => {
+        // Under the user's lock, so that a vocabulary being pruned cannot miss the new text's words.
+        await lockUserWrites(manager, userId);
+        const [[updated]] = await manager.query(
+          `UPDATE memories SET text = $3, kind = $4, dedupe_key = $5, search_text = $6, updated_at = now()
+           WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+          [id, userId, text, kind, dedupeKey(text), searchText(text)],
+        );
+        if (updated && textChanged) await manager.query(addVocabularySql, [userId, vocabularyWords(text)]);
+        return updated as MemoryRow | undefined;
+      });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new ConflictError('Another memory of yours already says the same thing');
       throw error;
     }
     if (!row) throw this.notFound(id);
-    if (textChanged) await this.dataSource.query(addVocabularySql, [userId, vocabularyWords(text)]);
     if (textChanged && this.vectors) {
       await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
       this.vectors.filler.schedule(id);
@@ -275,10 +282,17 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     return count;
   }
 
-  /** An administrator's delete: the row is gone. */
+  /** An administrator's delete: the row is gone, and the words of the user's vocabulary that only it held. */
   async hardDelete(userId: string, id: string): Promise<void> {
-    const [rows] = UUID.test(id) ? await this.dataSource.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]) : [[]];
-    if (!rows?.length) throw this.notFound(id);
+    const erased = UUID.test(id)
+      ? await this.dataSource.transaction(async (manager) => {
+          await lockUserWrites(manager, userId);
+          const [rows] = await manager.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]);
+          if (rows.length) await pruneVocabulary(manager, userId);
+          return rows.length > 0;
+        })
+      : false;
+    if (!erased) throw this.notFound(id);
   }
 
   /** Erases every memory of the user (a data-subject request); answers how many rows went. */
@@ -312,13 +326,6 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       throw new InvalidInputError(`kind must be one of ${MEMORY_KINDS.join(', ')}`, { kind: `must be one of ${MEMORY_KINDS.join(', ')}` });
     }
     return kind as MemoryKind;
-  }
-
-  private async checkRoom(manager: EntityManager, userId: string): Promise<void> {
-    const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM memories WHERE user_id = $1 AND deleted_at IS NULL', [userId]);
-    if (count >= this.options.maxPerUser) {
-      throw new ConflictError(`You already keep ${count} memories, the most this server allows (MEMORY_MAX_PER_USER); delete some first`);
-    }
   }
 
   /** The new text's vector when the provider answers within `embedWaitMs`; otherwise it is filled in later. */

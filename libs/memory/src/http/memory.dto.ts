@@ -14,7 +14,13 @@ export class MemoryDto {
 }
 
 export class ExportedMemoryDto extends MemoryDto {
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set when the user deleted it: kept, never recalled' }) deletedAt: Date | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set when the user deleted it: kept until MEMORY_DELETED_RETENTION has passed, never recalled',
+  })
+  deletedAt: Date | null;
 }
 
 export class MemoryHitDto extends MemoryDto {
