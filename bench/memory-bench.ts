@@ -26,8 +26,7 @@ import { signToken } from '@app/auth';
 import { MemoryStore } from '@app/memory';
 import { loadAppConfig } from '../apps/server/src/config.js';
 import { createApp } from '../apps/server/src/create-app.js';
-import { lexicalCandidatesSql, candidateCount } from '../libs/memory/src/retrieval/retrieval-sql.js';
-import { searchQueryText, vocabularyWords } from '../libs/memory/src/text/memory-text.js';
+import { lexicalCandidatesParams, lexicalCandidatesSql, candidateCount } from '../libs/memory/src/retrieval/retrieval-sql.js';
 
 const serverUrl = process.env.DATABASE_URL;
 if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (postgres://user@host:port/database)');
@@ -206,13 +205,10 @@ async function main(): Promise<void> {
     console.log('Targets: recall_memory p95 <= 30 ms at 100k through the store; its p95 ratio 100k/10k < 2');
 
     const sample = queries.large[3]!;
-    const plan: { 'QUERY PLAN': string }[] = await db.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${lexicalCandidatesSql}`, [
-      large,
-      searchQueryText(sample),
-      candidateCount(5),
-      vocabularyWords(sample),
-      null,
-    ]);
+    const plan: { 'QUERY PLAN': string }[] = await db.query(
+      `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${lexicalCandidatesSql}`,
+      lexicalCandidatesParams(large, sample, candidateCount(5), undefined),
+    );
     console.log(`\nQuery plan of recall's lexical query for the 100k user ("${sample}", misspelt):`);
     console.log(plan.map((row) => `  ${row['QUERY PLAN']}`).join('\n'));
   } finally {

@@ -34,7 +34,15 @@ function summarize(label: string, rows: Scored[]): string {
 async function main(): Promise<void> {
   const embedder = await startTestEmbedder();
   const { dataSource, close } = await migratedDatabase(process.env.DATABASE_URL);
-  const base: MemoryOptions = { enabled: true, topK: K, maxTextChars: 2000, maxPerUser: 100_000, dedupeDistance: 0.02, embedWaitMs: 2000 };
+  const base: MemoryOptions = {
+    enabled: true,
+    topK: K,
+    maxTextChars: 2000,
+    maxPerUser: 100_000,
+    deletedRetentionSeconds: 30 * 86400,
+    dedupeDistance: 0.02,
+    embedWaitMs: 2000,
+  };
   const lexical = new MemoryStore(dataSource, base);
   const hybrid = new MemoryStore(dataSource, {
     ...base,

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
 import { UserDataContributors } from '@app/common';
-import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
+import { bearer, cliToken, structured, TEST_JWT_SECRET, toolError, withClient } from './support/auth.js';
+import { jsonCall } from './support/json-call.js';
 import { connectClient, ERAS, startApp, type RunningApp } from './support/test-app.js';
 
 const ENV = { JWT_SECRET: TEST_JWT_SECRET };
@@ -13,24 +14,10 @@ const tokens: Record<'alice' | 'bob' | 'admin', string> = { alice: '', bob: '', 
 let aliceId: string;
 
 /** A JSON request to the app, with a bearer token unless `token` is undefined. */
-async function call(method: string, path: string, token: string | undefined, body?: unknown) {
-  const response = await fetch(new URL(path, running.url), {
-    method,
-    headers: { ...(token ? bearer(token) : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
+const call = (method: string, path: string, token: string | undefined, body?: unknown) => jsonCall(running, method, path, token, body);
 
 const recallTexts = async (client: Client, query: string, topK?: number) =>
   ((await structured(client, 'recall_memory', { query, ...(topK ? { top_k: topK } : {}) })).memories as { text: string }[]).map((memory) => memory.text);
-
-const toolError = async (client: Client, name: string, args: Record<string, unknown>) => {
-  const result = await client.callTool({ name, arguments: args });
-  expect(result.isError).toBe(true);
-  return (result.content as { text: string }[])[0]!.text;
-};
 
 beforeAll(async () => {
   running = await startApp(ENV);
@@ -44,13 +31,20 @@ beforeAll(async () => {
 afterAll(() => running?.close());
 
 describe('remember and recall_memory over MCP', () => {
-  it('are listed with their contract: kind an enum defaulting to fact, top_k 1..50, hints', async () => {
+  it('are listed with their contract: kind an enum defaulting to fact, top_k 1..50, query as long as the REST q, hints', async () => {
     const tools = await withClient(running.url, '2025-11-25', bearer(tokens.alice), async (client) => (await client.listTools()).tools);
     const remember = tools.find((tool) => tool.name === 'remember')!;
     const recall = tools.find((tool) => tool.name === 'recall_memory')!;
     expect(remember.inputSchema).toMatchObject({ required: ['text'], properties: { kind: { enum: ['fact', 'preference', 'episode'], default: 'fact' } } });
     expect(remember.annotations).toMatchObject({ readOnlyHint: false });
-    expect(recall.inputSchema).toMatchObject({ required: ['query'], properties: { top_k: { type: 'integer', minimum: 1, maximum: 50 } } });
+    const restQ = (await call('GET', '/openapi.json', undefined)).body.paths['/api/memories'].get.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'q',
+    );
+    expect(restQ.schema.maxLength).toBe(1000);
+    expect(recall.inputSchema).toMatchObject({
+      required: ['query'],
+      properties: { query: { minLength: 1, maxLength: restQ.schema.maxLength }, top_k: { type: 'integer', minimum: 1, maximum: 50 } },
+    });
     expect(recall.annotations).toMatchObject({ readOnlyHint: true });
   });
 
@@ -83,6 +77,11 @@ describe('remember and recall_memory over MCP', () => {
       expect((await call('GET', `/api/memories/${id}`, tokens.alice)).body.kind).toBe('preference');
       expect(await toolError(client, 'remember', { text: 'x', kind: 'secret' })).toMatch(/fact.*preference.*episode/);
       expect(await toolError(client, 'recall_memory', { query: 'tea', top_k: 51 })).toMatch(/top_k/);
+      expect(await recallTexts(client, `${'tea '.repeat(249)}cups`)).toContain('Prefers tea over coffee in the afternoon');
+      expect(await toolError(client, 'recall_memory', { query: `${'tea '.repeat(250)}x` })).toMatch(/"query" must NOT have more than 1000 characters/);
+      // About 108,000 characters of distinct words: PostgreSQL answered "Internal error" (stack depth exceeded).
+      const huge = Array.from({ length: 18_200 }, (_, index) => `w${index.toString(36)}x`).join(' ');
+      expect(await toolError(client, 'recall_memory', { query: huge })).toMatch(/"query" must NOT have more than 1000 characters/);
       expect(await toolError(client, 'remember', {})).toMatch(/text/);
     });
   });
@@ -202,6 +201,7 @@ describe('/api/memories', () => {
     });
     expect((await call('GET', '/api/memories?kind=secret', tokens.alice)).body.fields).toHaveProperty('kind');
     expect((await call('GET', '/api/memories?q=x&limit=51', tokens.alice)).body.fields).toHaveProperty('limit');
+    expect((await call('GET', `/api/memories?q=${'x'.repeat(1001)}`, tokens.alice)).body.fields).toHaveProperty('q');
     expect((await call('PATCH', `/api/memories/${randomUUID()}`, tokens.alice, {})).status).toBe(400);
   });
 

@@ -1,4 +1,4 @@
-import { ConfigError, bool, defineConfigSection, int, optionalStr, type KeySpec } from '@app/common';
+import { ConfigError, bool, defineConfigSection, duration, int, optionalStr, type KeySpec } from '@app/common';
 import type { MemoryOptions } from './memory.options.js';
 
 /** A decimal number within [min, max]. */
@@ -21,6 +21,8 @@ export const memoryConfig = defineConfigSection({
     MEMORY_TOP_K: int(5, { min: 1, max: 50 }),
     MEMORY_MAX_TEXT_CHARS: int(2000, { min: 1, max: 100_000 }),
     MEMORY_MAX_PER_USER: int(100_000, { min: 1, max: 10_000_000 }),
+    /** How long a memory the user deleted is kept (in their export) before it is purged; 0 keeps it forever. */
+    MEMORY_DELETED_RETENTION: duration(30 * 86400, { minSeconds: 0, maxSeconds: 100 * 366 * 86400, unitRequired: true }),
     MEMORY_DEDUPE_DISTANCE: decimal(0.05, 0, 2),
     MEMORY_EMBED_WAIT_MS: int(1500, { min: 0, max: 60_000 }),
     EMBEDDING_BASE_URL: optionalStr({ pattern: /^https?:\/\/\S+$/, expected: 'an http(s) URL such as https://api.openai.com/v1' }),
@@ -40,6 +42,7 @@ export const memoryConfig = defineConfigSection({
     topK: values.MEMORY_TOP_K,
     maxTextChars: values.MEMORY_MAX_TEXT_CHARS,
     maxPerUser: values.MEMORY_MAX_PER_USER,
+    deletedRetentionSeconds: values.MEMORY_DELETED_RETENTION,
     dedupeDistance: values.MEMORY_DEDUPE_DISTANCE,
     embedWaitMs: values.MEMORY_EMBED_WAIT_MS,
     ...(values.EMBEDDING_BASE_URL

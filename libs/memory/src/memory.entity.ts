@@ -12,6 +12,7 @@ import { SEARCH_VECTOR_EXPRESSION } from './migrations/1796094241000-create-memo
 @Index('memories_user_live_created_idx', ['userId', 'deletedAt', 'createdAt', 'id'])
 @Index('memories_user_dedupe_key', { synchronize: false })
 @Index('memories_search_vector_idx', { synchronize: false })
+@Index('memories_deleted_at_idx', { synchronize: false })
 export class MemoryEntity {
   // The migration's default is gen_random_uuid() (built into PostgreSQL 13+), which TypeORM reads back as a generated uuid.
   @PrimaryGeneratedColumn('uuid')
@@ -56,7 +57,7 @@ export class MemoryEntity {
   @Column('timestamptz', { name: 'updated_at', default: () => 'now()' })
   updatedAt: Date;
 
-  /** Set by a user's delete: the memory is never recalled or listed again. */
+  /** Set by a user's delete: the memory is never recalled or listed again, and is purged after MEMORY_DELETED_RETENTION. */
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt: Date | null;
 }

@@ -10,8 +10,10 @@ export interface MemoryOptions {
   /** How many memories recall returns when the caller does not say. */
   topK: number;
   maxTextChars: number;
-  /** Live (not deleted) memories one user may keep. */
+  /** Live (not deleted) memories one user may keep; with the deleted ones awaiting their purge, twice as many. */
   maxPerUser: number;
+  /** How long a memory the user deleted is kept before it is purged, in seconds; 0 keeps it forever. */
+  deletedRetentionSeconds: number;
   /**
    * Cosine distance under which a new text counts as a near-duplicate of a live memory of the same
    * user (only when vectors are available): 0 is the same direction, 2 the opposite one.

@@ -2,10 +2,19 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryOptions } from './memory.options.js';
+import { lexicalCandidatesParams, lexicalCandidatesSql, MAX_QUERY_TERMS } from './retrieval/retrieval-sql.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
 import { startTestEmbedder, TEST_EMBEDDING_DIMENSIONS, type TestEmbedder } from './testing/test-embedder.js';
 
-const OPTIONS: MemoryOptions = { enabled: true, topK: 5, maxTextChars: 200, maxPerUser: 1000, dedupeDistance: 0.05, embedWaitMs: 500 };
+const OPTIONS: MemoryOptions = {
+  enabled: true,
+  topK: 5,
+  maxTextChars: 200,
+  maxPerUser: 1000,
+  deletedRetentionSeconds: 30 * 86400,
+  dedupeDistance: 0.05,
+  embedWaitMs: 500,
+};
 const CREATING = 120_000;
 
 let db: MigratedDatabase;
@@ -98,6 +107,10 @@ describe('MemoryStore (lexical)', () => {
     await expect(store.remember(alice, { text: '!!! ...' })).rejects.toMatchObject({ fields: { text: 'must contain letters or digits' } });
     await expect(store.remember(alice, { text: 'ok', kind: 'secret' as never })).rejects.toThrow('kind must be one of fact, preference, episode');
     await expect(store.recall(alice, 'tea', 51)).rejects.toThrow('top_k must be a whole number from 1 to 50');
+    await expect(store.recall(alice, 'tea '.repeat(250) + 'x')).rejects.toMatchObject({
+      message: 'query has 1001 characters; the limit is 1000',
+      fields: { query: 'at most 1000 characters' },
+    });
   });
 
   it('refuses a new memory beyond MEMORY_MAX_PER_USER but still refreshes an existing one', async () => {
@@ -144,6 +157,21 @@ describe('MemoryStore (lexical)', () => {
     await expect(off.remember(alice, { text: 'x' })).rejects.toThrow('Long-term memory is not enabled on this server');
     await expect(off.recall(alice, 'x')).rejects.toThrow('Long-term memory is not enabled on this server');
   });
+});
+
+describe('the lexical query', () => {
+  it(`searches the first ${MAX_QUERY_TERMS} distinct words of a query of any length (20,000 words overflowed PostgreSQL's stack)`, async () => {
+    const ivan = randomUUID();
+    await store.remember(ivan, { text: 'Ivan saw a zebra at the zoo' });
+    await store.remember(ivan, { text: 'Ivan keeps a quokka photo' });
+    // About 118,000 characters: 20,000 distinct words between a first and a last one that each memory holds.
+    const filler = Array.from({ length: 20_000 }, (_, index) => `w${index.toString(36)}x`).join(' ');
+    const rows: { list: string; text: string }[] = await db.dataSource.query(
+      lexicalCandidatesSql,
+      lexicalCandidatesParams(ivan, `zebra ${filler} quokka`, 20, undefined),
+    );
+    expect(rows.map((row) => [row.list, row.text])).toEqual([['fts', 'Ivan saw a zebra at the zoo']]);
+  }, 60_000);
 });
 
 describe('MemoryStore with vectors (test embedder over HTTP)', () => {

@@ -7,8 +7,17 @@ import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
 import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
-import { addVocabularySql, candidateCount, lexicalCandidatesSql, vectorCandidatesSql, type CandidateRow } from './retrieval/retrieval-sql.js';
-import { dedupeKey, searchQueryText, searchText, vocabularyWords } from './text/memory-text.js';
+import { checkRoom } from './deleted-memory-retention.js';
+import {
+  addVocabularySql,
+  candidateCount,
+  lexicalCandidatesParams,
+  lexicalCandidatesSql,
+  vectorCandidatesSql,
+  type CandidateRow,
+} from './retrieval/retrieval-sql.js';
+import { dedupeKey, searchText, vocabularyWords } from './text/memory-text.js';
+import { lockUserWrites, pruneVocabulary } from './user-writes.js';
 
 export interface MemoryView {
   id: string;
@@ -60,6 +69,9 @@ interface VectorSearch {
 }
 
 export const MEMORY_DISABLED_MESSAGE = 'Long-term memory is not enabled on this server';
+
+/** Longest recall query, in characters (the REST `q` and the tool's `query` alike): a search query is a phrase, not a document. */
+export const MAX_RECALL_QUERY_CHARS = 1000;
 
 /**
  * Each user's long-term memories: store, deduplicate, retrieve (hybrid, always scoped to one
@@ -126,7 +138,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const vector = await this.embedWithinBudget(text);
     const result = await this.dataSource.transaction(async (manager) => {
       // One writer per user at a time, so the count and the dedupe check hold until the insert.
-      await manager.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [userId]);
+      await lockUserWrites(manager, userId);
       // TypeORM answers an UPDATE or DELETE with [rows, affected].
       const [[same]] = await manager.query(
         `UPDATE memories SET updated_at = now(), kind = $3
@@ -141,7 +153,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
           return { id: near, deduplicated: true };
         }
       }
-      await this.checkRoom(manager, userId);
+      await checkRoom(manager, userId, this.options);
       const [row] = await manager.query(
         `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
         [userId, kind, text, key, searchText(text), input.source ?? null],
@@ -166,16 +178,18 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     this.assertEnabled();
     const trimmed = query.trim();
     if (!trimmed) throw new InvalidInputError('query must not be empty', { query: 'must not be empty' });
+    const length = Array.from(query).length;
+    if (length > MAX_RECALL_QUERY_CHARS)
+      throw new InvalidInputError(`query has ${length} characters; the limit is ${MAX_RECALL_QUERY_CHARS}`, {
+        query: `at most ${MAX_RECALL_QUERY_CHARS} characters`,
+      });
     if (!Number.isInteger(topK) || topK < 1 || topK > 50)
       throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
     const limit = candidateCount(topK);
-    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(lexicalCandidatesSql, [
-      userId,
-      searchQueryText(trimmed),
-      limit,
-      vocabularyWords(trimmed),
-      kind ?? null,
-    ]);
+    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(
+      lexicalCandidatesSql,
+      lexicalCandidatesParams(userId, trimmed, limit, kind),
+    );
     // UNION ALL promises no order: each list is sorted again by its own relevance.
     const ranked = (list: string) =>
       lexical.filter((row) => row.list === list).sort((a, b) => b.relevance - a.relevance || b.updated_at.getTime() - a.updated_at.getTime());
@@ -224,17 +238,22 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const textChanged = text !== current.text;
     let row: MemoryRow | undefined;
     try {
-      [[row]] = await this.dataSource.query(
-        `UPDATE memories SET text = $3, kind = $4, dedupe_key = $5, search_text = $6, updated_at = now()
-         WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
-        [id, userId, text, kind, dedupeKey(text), searchText(text)],
-      );
+      row = await this.dataSource.transaction(async (manager) => {
+        // Under the user's lock, so that a vocabulary being pruned cannot miss the new text's words.
+        await lockUserWrites(manager, userId);
+        const [[updated]] = await manager.query(
+          `UPDATE memories SET text = $3, kind = $4, dedupe_key = $5, search_text = $6, updated_at = now()
+           WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING ${COLUMNS}`,
+          [id, userId, text, kind, dedupeKey(text), searchText(text)],
+        );
+        if (updated && textChanged) await manager.query(addVocabularySql, [userId, vocabularyWords(text)]);
+        return updated as MemoryRow | undefined;
+      });
     } catch (error) {
       if ((error as { code?: string }).code === '23505') throw new ConflictError('Another memory of yours already says the same thing');
       throw error;
     }
     if (!row) throw this.notFound(id);
-    if (textChanged) await this.dataSource.query(addVocabularySql, [userId, vocabularyWords(text)]);
     if (textChanged && this.vectors) {
       await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
       this.vectors.filler.schedule(id);
@@ -265,10 +284,17 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     return count;
   }
 
-  /** An administrator's delete: the row is gone. */
+  /** An administrator's delete: the row is gone, and the words of the user's vocabulary that only it held. */
   async hardDelete(userId: string, id: string): Promise<void> {
-    const [rows] = UUID.test(id) ? await this.dataSource.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]) : [[]];
-    if (!rows?.length) throw this.notFound(id);
+    const erased = UUID.test(id)
+      ? await this.dataSource.transaction(async (manager) => {
+          await lockUserWrites(manager, userId);
+          const [rows] = await manager.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]);
+          if (rows.length) await pruneVocabulary(manager, userId);
+          return rows.length > 0;
+        })
+      : false;
+    if (!erased) throw this.notFound(id);
   }
 
   /** Erases every memory of the user (a data-subject request); answers how many rows went. */
@@ -302,13 +328,6 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       throw new InvalidInputError(`kind must be one of ${MEMORY_KINDS.join(', ')}`, { kind: `must be one of ${MEMORY_KINDS.join(', ')}` });
     }
     return kind as MemoryKind;
-  }
-
-  private async checkRoom(manager: EntityManager, userId: string): Promise<void> {
-    const [{ count }] = await manager.query('SELECT count(*)::int AS count FROM memories WHERE user_id = $1 AND deleted_at IS NULL', [userId]);
-    if (count >= this.options.maxPerUser) {
-      throw new ConflictError(`You already keep ${count} memories, the most this server allows (MEMORY_MAX_PER_USER); delete some first`);
-    }
   }
 
   /** The new text's vector when the provider answers within `embedWaitMs`; otherwise it is filled in later. */

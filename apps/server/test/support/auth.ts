@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import type { Client } from '@modelcontextprotocol/client';
 import { SignJWT, type JWTPayload } from 'jose';
 import { runCli } from '../../src/cli.js';
@@ -36,6 +37,13 @@ export async function withClient<T>(url: URL, era: Era, headers: Record<string, 
   } finally {
     await client.close();
   }
+}
+
+/** A tool call's error text, failing the test when the call succeeds. */
+export async function toolError(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError).toBe(true);
+  return (result.content as { text: string }[])[0]!.text;
 }
 
 /** A tool call's structured result, failing the test on a tool error. */

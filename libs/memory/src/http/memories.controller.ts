@@ -1,5 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import {
+  ApiConflictResponse,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiServiceUnavailableResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import { DEFAULT_PAGE_SIZE, InvalidInputError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
@@ -46,6 +54,9 @@ export class MemoriesController {
   /** Stores a memory; the same sentence again (other case, spacing, width) refreshes the first one instead. */
   @Post()
   @ApiCreatedResponse({ type: CreatedMemoryDto })
+  @ApiConflictResponse({
+    description: 'You keep MEMORY_MAX_PER_USER memories, or hold twice that many with the deleted ones not yet purged (MEMORY_DELETED_RETENTION)',
+  })
   async create(@CurrentCaller() caller: UserInfo, @Body() body: CreateMemoryDto): Promise<CreatedMemoryDto> {
     const source = caller.conversationId ?? caller.sessionId ?? null;
     const { id, deduplicated } = await this.store.remember(caller.userId, { text: body.text, ...(body.kind ? { kind: body.kind } : {}), source });
@@ -61,7 +72,7 @@ export class MemoriesController {
     return this.store.update(caller.userId, id, { ...(body.text !== undefined ? { text: body.text } : {}), ...(body.kind ? { kind: body.kind } : {}) });
   }
 
-  /** Deleted memories are never listed or recalled again; the export still shows them, marked. */
+  /** Deleted memories are never listed or recalled again; the export shows them, marked, until they are purged (MEMORY_DELETED_RETENTION). */
   @Delete(':id')
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted' })

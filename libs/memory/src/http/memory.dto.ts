@@ -2,9 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsString, MaxLength } from 'class-validator';
 import { PageQueryDto, Omittable } from '@app/common';
 import { MEMORY_KINDS, type MemoryKind } from '../memory.options.js';
-
-/** Longest `q` accepted; a search query is a phrase, not a document. */
-const MAX_QUERY_CHARS = 1000;
+import { MAX_RECALL_QUERY_CHARS } from '../memory.store.js';
 
 export class MemoryDto {
   @ApiProperty({ format: 'uuid' }) id: string;
@@ -16,7 +14,13 @@ export class MemoryDto {
 }
 
 export class ExportedMemoryDto extends MemoryDto {
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'Set when the user deleted it: kept, never recalled' }) deletedAt: Date | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'Set when the user deleted it: kept until MEMORY_DELETED_RETENTION has passed, never recalled',
+  })
+  deletedAt: Date | null;
 }
 
 export class MemoryHitDto extends MemoryDto {
@@ -31,12 +35,12 @@ export class MemoryPageDto {
 export class ListMemoriesQueryDto extends PageQueryDto {
   @ApiPropertyOptional({
     description: 'Search text: the same retrieval as the recall_memory tool; answers one page of at most 50, best first',
-    maxLength: MAX_QUERY_CHARS,
+    maxLength: MAX_RECALL_QUERY_CHARS,
   })
   @Omittable()
   @IsString()
   @IsNotEmpty()
-  @MaxLength(MAX_QUERY_CHARS)
+  @MaxLength(MAX_RECALL_QUERY_CHARS)
   q?: string;
 
   @ApiPropertyOptional({ enum: MEMORY_KINDS })

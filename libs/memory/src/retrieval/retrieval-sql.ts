@@ -1,4 +1,5 @@
 import type { MemoryKind } from '../memory.options.js';
+import { searchQueryText, vocabularyWords } from '../text/memory-text.js';
 
 /** One memory as a retriever returns it, with enough to answer without another query. */
 export interface CandidateRow {
@@ -25,20 +26,26 @@ export const CORRECTION_SIMILARITY = 0.35;
 export const MATCH_CAP = 500;
 
 /**
+ * How many distinct words of a query are searched, the first ones. PostgreSQL evaluates a text
+ * query as a tree with one operator per word, walked recursively: a query of 20,000 words
+ * exceeded its stack (SQLSTATE 54001). A query is a phrase, so 64 words are plenty; the query
+ * words looked up in the user's vocabulary (misspellings) are bounded by the same count.
+ */
+export const MAX_QUERY_TERMS = 64;
+
+/**
  * Both lexical lists in one round trip, each scoped to the user's live memories and ranked by
  * `ts_rank` (English stemming; CJK text as bigrams, see `memory-text.ts`), memories matching every
  * query word before those matching some:
  * - `fts`: the query's own words;
  * - `fuzzy`: for each query word the user never stored, the two most similar words they did
  *   (pg_trgm over `memory_words`), which is what still finds a memory through a misspelt word.
- * $1 user id, $2 the query's search text, $3 candidates per list, $4 the query's vocabulary words,
- * $5 a kind to keep (null: all).
+ * Each list's text queries join the first MAX_QUERY_TERMS distinct lexemes of its words (stemmed
+ * as `plainto_tsquery` stems them, in the order they occur), each quoted for the tsquery parser,
+ * so that no query is deeper than that, however long its text. Parameters: `lexicalCandidatesParams`.
  */
 export const lexicalCandidatesSql = `
-  WITH asked AS (
-    SELECT plainto_tsquery('english', $2) AS every_word,
-           replace(plainto_tsquery('english', $2)::text, ' & ', ' | ')::tsquery AS some_word
-  ), corrections AS (
+  WITH corrections AS (
     SELECT coalesce(string_agg(similar_word.word, ' '), '') AS words
       FROM unnest($4::text[]) AS asked(word)
       CROSS JOIN LATERAL (
@@ -47,9 +54,14 @@ export const lexicalCandidatesSql = `
          ORDER BY similarity(w.word, asked.word) DESC LIMIT 2) AS similar_word
      WHERE NOT EXISTS (SELECT 1 FROM memory_words known WHERE known.user_id = $1 AND known.word = asked.word)
   ), queries AS (
-    SELECT 'fts' AS list, every_word, some_word FROM asked
-    UNION ALL
-    SELECT 'fuzzy', plainto_tsquery('english', words), replace(plainto_tsquery('english', words)::text, ' & ', ' | ')::tsquery FROM corrections
+    SELECT searched.list,
+           nullif(array_to_string(first_terms.terms, ' & '), '')::tsquery AS every_word,
+           nullif(array_to_string(first_terms.terms, ' | '), '')::tsquery AS some_word
+      FROM (SELECT 'fts' AS list, $2::text AS words UNION ALL SELECT 'fuzzy', words FROM corrections) AS searched
+      CROSS JOIN LATERAL (
+        SELECT array_agg('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''' ORDER BY positions[1], lexeme) AS terms
+          FROM (SELECT lexeme, positions FROM unnest(to_tsvector('english', searched.words))
+                 ORDER BY positions[1], lexeme LIMIT ${MAX_QUERY_TERMS}) AS first_lexemes) AS first_terms
   )
   SELECT ranked.* FROM queries CROSS JOIN LATERAL (
     SELECT queries.list, matched.id, matched.text, matched.kind, matched.source, matched.created_at, matched.updated_at,
@@ -62,6 +74,19 @@ export const lexicalCandidatesSql = `
               LIMIT ${MATCH_CAP})) AS matched
      ORDER BY relevance DESC, matched.updated_at DESC
      LIMIT $3) AS ranked`;
+
+/**
+ * `lexicalCandidatesSql`'s parameters for one recall: $1 the user, $2 the query's search text, $3
+ * candidates per list, $4 its first MAX_QUERY_TERMS vocabulary words (each looked up by trigrams),
+ * $5 a kind to keep (null: all).
+ */
+export const lexicalCandidatesParams = (userId: string, query: string, limit: number, kind: MemoryKind | undefined): unknown[] => [
+  userId,
+  searchQueryText(query),
+  limit,
+  vocabularyWords(query).slice(0, MAX_QUERY_TERMS),
+  kind ?? null,
+];
 
 /** Adds the words of a stored text to the user's vocabulary. $1 user id, $2 the words. */
 export const addVocabularySql = 'INSERT INTO memory_words (user_id, word) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { UserInfo } from '@app/common';
 import { Arg, CurrentUser, fail, McpTool, ok, type ToolResult } from '@app/mcp';
-import { MEMORY_DISABLED_MESSAGE, MEMORY_KINDS, MemoryStore, type MemoryKind } from '@app/memory';
+import { MAX_RECALL_QUERY_CHARS, MEMORY_DISABLED_MESSAGE, MEMORY_KINDS, MemoryStore, type MemoryKind } from '@app/memory';
 
 interface Remembered {
   id: string;
@@ -41,7 +41,11 @@ export class MemoryToolsService {
   })
   async recallMemory(
     @CurrentUser() user: UserInfo,
-    @Arg('query', { description: 'What to look for in the user\'s memories, e.g. "food allergies"', schema: { minLength: 1 } }) query: string,
+    @Arg('query', {
+      description: 'What to look for in the user\'s memories, e.g. "food allergies"',
+      schema: { minLength: 1, maxLength: MAX_RECALL_QUERY_CHARS },
+    })
+    query: string,
     @Arg('top_k', {
       description: 'How many memories to return at most (default 5 unless the server sets MEMORY_TOP_K)',
       type: 'integer',

@@ -1,0 +1,139 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { ConflictError, describeError } from '@app/common';
+import { MEMORY_OPTIONS, type MemoryOptions } from './memory.options.js';
+import { lockUserWrites, pruneVocabulary } from './user-writes.js';
+
+/** How often expired deleted memories are purged. */
+const PURGE_INTERVAL_MS = 60 * 60 * 1000;
+
+/** The first pass waits this long, to stay out of start-up, and runs even when the server is restarted more often than hourly. */
+const FIRST_PURGE_DELAY_MS = 60 * 1000;
+
+/** Rows removed per transaction: a long-neglected table is emptied in short transactions, not one that locks it for minutes. */
+const PURGE_BATCH = 10_000;
+
+/**
+ * How many memories a user may hold, deleted ones awaiting their purge included, for each live one
+ * that MEMORY_MAX_PER_USER allows: room to delete every memory and store as many again once per
+ * retention period, and no more, however fast one deletes and adds.
+ */
+export const HELD_PER_LIVE_ALLOWED = 2;
+
+type RoomOptions = Pick<MemoryOptions, 'maxPerUser' | 'deletedRetentionSeconds'>;
+
+/** A whole number of seconds in its largest exact unit: "30 days", "12 hours", "1 second". */
+export function describeRetention(seconds: number): string {
+  const units = [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+    ['second', 1],
+  ] as const;
+  const [unit, size] = units.find(([, size]) => seconds % size === 0)!;
+  const count = seconds / size;
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
+}
+
+/**
+ * Refuses (409) a new memory of a user who keeps MEMORY_MAX_PER_USER live memories, or who holds
+ * twice that many counting the deleted ones not yet purged, saying when deleted ones make room
+ * again. Runs inside the transaction that holds the user's `lockUserWrites`.
+ */
+export async function checkRoom(manager: EntityManager, userId: string, options: RoomOptions): Promise<void> {
+  const [{ live, held }] = await manager.query(
+    'SELECT (count(*) FILTER (WHERE deleted_at IS NULL))::int AS live, count(*)::int AS held FROM memories WHERE user_id = $1',
+    [userId],
+  );
+  if (live >= options.maxPerUser) {
+    throw new ConflictError(`You already keep ${live} memories, the most this server allows (MEMORY_MAX_PER_USER); delete some first`);
+  }
+  const ceiling = HELD_PER_LIVE_ALLOWED * options.maxPerUser;
+  if (held < ceiling) return;
+  const purge =
+    options.deletedRetentionSeconds > 0
+      ? `deleted memories are purged ${describeRetention(options.deletedRetentionSeconds)} after their deletion (MEMORY_DELETED_RETENTION), which makes room again`
+      : 'this server keeps deleted memories forever (MEMORY_DELETED_RETENTION=0); an administrator can erase them';
+  throw new ConflictError(
+    `You hold ${held} memories, ${held - live} of them deleted and not yet purged, the most this server holds for one user (${ceiling}, twice MEMORY_MAX_PER_USER): ${purge}`,
+  );
+}
+
+/**
+ * Purges the memories users deleted more than MEMORY_DELETED_RETENTION ago, with the words of
+ * their vocabulary that only those memories held (their vectors went at the deletion): a minute
+ * after start-up and then every hour, oldest deletion first, one user and at most 10,000 rows
+ * per transaction. `0` keeps deleted memories forever. Shutdown waits for the batch being
+ * purged, no more.
+ */
+@Injectable()
+export class DeletedMemoryRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('Memory');
+  private timer?: NodeJS.Timeout;
+  private pass?: Promise<void>;
+  private stopping = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(MEMORY_OPTIONS) private readonly options: RoomOptions,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.options.deletedRetentionSeconds > 0) this.schedule(FIRST_PURGE_DELAY_MS);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.timer);
+    await this.pass;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      this.pass = this.purge()
+        .then(
+          () => undefined,
+          (error: unknown) => this.logger.error(`Could not purge deleted memories: ${describeError(error)}`),
+        )
+        .finally(() => {
+          this.pass = undefined;
+          if (!this.stopping) this.schedule(PURGE_INTERVAL_MS);
+        });
+    }, delayMs).unref();
+  }
+
+  /** Purges the deleted memories older than the retention, every user's; returns how many went. */
+  async purge(): Promise<number> {
+    const retention = this.options.deletedRetentionSeconds;
+    if (retention === 0) return 0;
+    let purged = 0;
+    for (;;) {
+      const batch = await this.purgeBatch(retention);
+      if (batch === undefined) break;
+      purged += batch;
+      if (this.stopping) break;
+    }
+    if (purged > 0) this.logger.log(`Purged ${purged} memories deleted more than MEMORY_DELETED_RETENTION (${describeRetention(retention)}) ago`);
+    return purged;
+  }
+
+  /** The expired memories of the user whose deletion is oldest, at most a batch of them; undefined when none is left. */
+  private purgeBatch(retention: number): Promise<number | undefined> {
+    return this.dataSource.transaction(async (manager) => {
+      const [oldest] = await manager.query('SELECT user_id FROM memories WHERE deleted_at < now() - make_interval(secs => $1) ORDER BY deleted_at LIMIT 1', [
+        retention,
+      ]);
+      if (!oldest) return undefined;
+      await lockUserWrites(manager, oldest.user_id);
+      // TypeORM answers a DELETE with [rows, affected].
+      const [, deleted] = await manager.query(
+        `DELETE FROM memories WHERE id IN (
+           SELECT id FROM memories WHERE user_id = $1 AND deleted_at < now() - make_interval(secs => $2) LIMIT $3)`,
+        [oldest.user_id, retention, PURGE_BATCH],
+      );
+      await pruneVocabulary(manager, oldest.user_id);
+      return deleted as number;
+    });
+  }
+}
