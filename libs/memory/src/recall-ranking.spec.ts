@@ -4,7 +4,15 @@ import { MemoryStore } from './memory.store.js';
 import type { MemoryOptions } from './memory.options.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
 
-const OPTIONS: MemoryOptions = { enabled: true, topK: 10, maxTextChars: 200, maxPerUser: 1000, dedupeDistance: 0.05, embedWaitMs: 500 };
+const OPTIONS: MemoryOptions = {
+  enabled: true,
+  topK: 10,
+  maxTextChars: 200,
+  maxPerUser: 1000,
+  deletedRetentionSeconds: 30 * 86400,
+  dedupeDistance: 0.05,
+  embedWaitMs: 500,
+};
 
 let db: MigratedDatabase;
 let store: MemoryStore;
