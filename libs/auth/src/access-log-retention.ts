@@ -1,15 +1,9 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { describeError } from '@app/common';
+import { describeError, HOURLY_AFTER_START, PeriodicJob } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
 import { ToolCallEntity } from './entities/tool-call.entity.js';
-
-/** How often expired calls are removed. */
-const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
-
-/** The first pass waits this long, to stay out of start-up, and runs even when the server is restarted more often than hourly. */
-const FIRST_PRUNE_DELAY_MS = 60 * 1000;
 
 /** Rows removed per statement: a long-neglected table is emptied in short transactions, not one that locks it for minutes. */
 const PRUNE_BATCH = 10_000;
@@ -23,9 +17,11 @@ const PRUNE_BATCH = 10_000;
 @Injectable()
 export class AccessLogRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('AccessLog');
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
-  private stopping = false;
+  private readonly job = new PeriodicJob(
+    HOURLY_AFTER_START,
+    () => this.prune(),
+    (error) => this.logger.error(`Could not prune the access log: ${describeError(error)}`),
+  );
 
   constructor(
     @InjectRepository(ToolCallEntity) private readonly calls: Repository<ToolCallEntity>,
@@ -33,27 +29,11 @@ export class AccessLogRetention implements OnApplicationBootstrap, BeforeApplica
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.options.accessLogRetentionSeconds > 0) this.schedule(FIRST_PRUNE_DELAY_MS);
+    if (this.options.accessLogRetentionSeconds > 0) this.job.start();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.pass;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.pass = this.prune()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.error(`Could not prune the access log: ${describeError(error)}`),
-        )
-        .finally(() => {
-          this.pass = undefined;
-          if (!this.stopping) this.schedule(PRUNE_INTERVAL_MS);
-        });
-    }, delayMs).unref();
+  beforeApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Deletes the calls older than the retention; returns how many went. */
@@ -67,7 +47,7 @@ export class AccessLogRetention implements OnApplicationBootstrap, BeforeApplica
         [this.options.accessLogRetentionSeconds, PRUNE_BATCH],
       )) as [unknown, number];
       removed += deleted;
-      if (deleted < PRUNE_BATCH || this.stopping) break;
+      if (deleted < PRUNE_BATCH || this.job.stopping) break;
     }
     if (removed > 0) this.logger.log(`Removed ${removed} tool calls older than ACCESS_LOG_RETENTION (${this.options.accessLogRetentionSeconds} s)`);
     return removed;

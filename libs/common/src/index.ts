@@ -47,6 +47,7 @@ export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';
+export { HOURLY_AFTER_START, PeriodicJob, type PeriodicJobTiming } from './periodic-job.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
 export { closeRedis, connectRedis } from './redis.js';
 export { Signer, type PurposeSigner } from './signer.js';

@@ -1,15 +1,9 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { DataSource, EntityManager } from 'typeorm';
-import { ConflictError, describeError } from '@app/common';
+import { ConflictError, describeError, HOURLY_AFTER_START, PeriodicJob } from '@app/common';
 import { MEMORY_OPTIONS, type MemoryOptions } from './memory.options.js';
 import { lockUserWrites, pruneVocabulary } from './user-writes.js';
-
-/** How often expired deleted memories are purged. */
-const PURGE_INTERVAL_MS = 60 * 60 * 1000;
-
-/** The first pass waits this long, to stay out of start-up, and runs even when the server is restarted more often than hourly. */
-const FIRST_PURGE_DELAY_MS = 60 * 1000;
 
 /** Rows removed per transaction: a long-neglected table is emptied in short transactions, not one that locks it for minutes. */
 const PURGE_BATCH = 10_000;
@@ -70,9 +64,11 @@ export async function checkRoom(manager: EntityManager, userId: string, options:
 @Injectable()
 export class DeletedMemoryRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('Memory');
-  private timer?: NodeJS.Timeout;
-  private pass?: Promise<void>;
-  private stopping = false;
+  private readonly job = new PeriodicJob(
+    HOURLY_AFTER_START,
+    () => this.purge(),
+    (error) => this.logger.error(`Could not purge deleted memories: ${describeError(error)}`),
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -80,27 +76,11 @@ export class DeletedMemoryRetention implements OnApplicationBootstrap, BeforeApp
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.options.deletedRetentionSeconds > 0) this.schedule(FIRST_PURGE_DELAY_MS);
+    if (this.options.deletedRetentionSeconds > 0) this.job.start();
   }
 
-  async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearTimeout(this.timer);
-    await this.pass;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.pass = this.purge()
-        .then(
-          () => undefined,
-          (error: unknown) => this.logger.error(`Could not purge deleted memories: ${describeError(error)}`),
-        )
-        .finally(() => {
-          this.pass = undefined;
-          if (!this.stopping) this.schedule(PURGE_INTERVAL_MS);
-        });
-    }, delayMs).unref();
+  beforeApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** Purges the deleted memories older than the retention, every user's; returns how many went. */
@@ -112,7 +92,7 @@ export class DeletedMemoryRetention implements OnApplicationBootstrap, BeforeApp
       const batch = await this.purgeBatch(retention);
       if (batch === undefined) break;
       purged += batch;
-      if (this.stopping) break;
+      if (this.job.stopping) break;
     }
     if (purged > 0) this.logger.log(`Purged ${purged} memories deleted more than MEMORY_DELETED_RETENTION (${describeRetention(retention)}) ago`);
     return purged;
