@@ -4,8 +4,12 @@ import { PeriodicJob } from './periodic-job.js';
 const TIMING = { firstDelayMs: 1_000, intervalMs: 10_000 };
 
 describe('PeriodicJob', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+  afterEach(() => {
+    jest.useRealTimers();
+  });
 
   it('runs first after the delay, then at the interval, and carries on after a failed pass', async () => {
     const errors: unknown[] = [];
