@@ -32,6 +32,7 @@ export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';
+export { API_TAGS, ApiTag, type ApiTagName } from './rest/api-tags.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
 export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';
