@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, Matches } from 'class-validator';
-import { Omittable } from '@app/common';
+import { ApiTag, Omittable } from '@app/common';
 import { AdminOnly } from '@app/auth';
 import { AGENT_NAME_PATTERN, AGENT_NAME_RULE, CATALOG_FORMATS, McpRegistry, type CatalogFormat, type ToolCatalog } from '@app/mcp';
 
@@ -38,14 +38,17 @@ export class ToolCatalogDto implements ToolCatalog {
 }
 
 /** The tool catalog as an agent sees it, for administrators wiring up an LLM or checking a deployment. */
-@ApiTags('admin')
+@ApiTag('admin')
 @Controller('admin/tools')
 export class AdminToolsController {
   constructor(private readonly registry: McpRegistry) {}
 
   @Get()
   @AdminOnly()
-  @ApiOperation({ summary: 'The tools an agent sees, in MCP, OpenAI Chat, OpenAI Responses or Gemini form, with their origins' })
+  @ApiOperation({
+    summary: 'List the tools an agent sees, in the form a model API takes',
+    description: 'The tools an agent sees, in MCP, OpenAI Chat, OpenAI Responses or Gemini form, with their origins.',
+  })
   @ApiOkResponse({ type: ToolCatalogDto })
   catalog(@Query() query: ToolCatalogQueryDto): ToolCatalog {
     return this.registry.catalogFor(query.format ?? 'mcp', query.agent);

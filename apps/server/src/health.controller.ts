@@ -1,10 +1,13 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { ApiTag } from '@app/common';
 
 /**
  * `/health/live`: the process answers (restart it if not). `/health/ready` and `/health`: it can
  * serve, database included; 503 with the failing part named when not (take it out of rotation).
  */
+@ApiTag('probes')
 @Controller('health')
 export class HealthController {
   constructor(
@@ -13,14 +16,24 @@ export class HealthController {
   ) {}
 
   @Get('live')
+  @ApiOperation({ summary: 'Check that the process answers' })
   live() {
     return { status: 'ok' };
   }
 
-  @Get(['', 'ready'])
+  @Get('ready')
   @HealthCheck()
+  @ApiOperation({ summary: 'Check that the server can serve, database included' })
   ready() {
     return this.health.check([() => this.database.pingCheck('database', { timeout: 3000 })]);
+  }
+
+  /** A method of its own rather than a second path of `ready`, so that each address has an operationId of its own. */
+  @Get()
+  @HealthCheck()
+  @ApiOperation({ summary: 'Check that the server can serve, as /health/ready does' })
+  check() {
+    return this.ready();
   }
 }
 

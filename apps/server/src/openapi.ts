@@ -3,7 +3,19 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { API_TAGS } from '@app/common';
 import { JWT_SCHEME, MCP_SECRET_SCHEME, SECRET_PREFIX } from '@app/auth';
+
+/**
+ * An operation's id, `memories_list` for `MemoriesController.list`: the controller's name less
+ * "Controller", in lower camel case, then the method's; `@ApiOperation({ operationId })` names one
+ * whose method name says too little. Generated clients name their methods after it (openapi-generator's
+ * --remove-operation-id-prefix drops the part up to `_`).
+ */
+const operationIdOf = (controllerKey: string, methodKey: string): string => {
+  const resource = controllerKey.replace(/Controller$/, '');
+  return `${resource.charAt(0).toLowerCase()}${resource.slice(1)}_${methodKey}`;
+};
 
 /** The OpenAPI 3 document of every REST route (the `/mcp` endpoint speaks JSON-RPC and is described by MCP itself). */
 export function buildOpenApiDocument(app: NestFastifyApplication, version: string): OpenAPIObject {
@@ -12,9 +24,9 @@ export function buildOpenApiDocument(app: NestFastifyApplication, version: strin
     .setDescription('REST API of the Mirobody MCP server: your own data under /api, administration under /admin.')
     .setVersion(version)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A JWT from the identity provider' }, JWT_SCHEME)
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: `A personal MCP secret (${SECRET_PREFIX}...)` }, MCP_SECRET_SCHEME)
-    .build();
-  return SwaggerModule.createDocument(app, config);
+    .addBearerAuth({ type: 'http', scheme: 'bearer', description: `A personal MCP secret (${SECRET_PREFIX}...)` }, MCP_SECRET_SCHEME);
+  for (const [name, description] of Object.entries(API_TAGS)) config.addTag(name, description);
+  return SwaggerModule.createDocument(app, config.build(), { operationIdFactory: operationIdOf });
 }
 
 const UI_FILES = {

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, Req } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { PublicAddress } from '@app/common';
+import { ApiTag, PublicAddress } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
 import { Public } from './rest/decorators.js';
 
@@ -9,6 +10,7 @@ import { Public } from './rest/decorators.js';
  * the authorization server to get tokens from, so OAuth-capable MCP clients find where to log in.
  * Served at the root and at the path-suffixed address the RFC derives for `/mcp`.
  */
+@ApiTag('oauth')
 @Controller('.well-known')
 @Public()
 export class ProtectedResourceController {
@@ -17,7 +19,8 @@ export class ProtectedResourceController {
     private readonly publicAddress: PublicAddress,
   ) {}
 
-  @Get(['oauth-protected-resource', 'oauth-protected-resource/mcp'])
+  @Get('oauth-protected-resource')
+  @ApiOperation({ summary: 'Describe the MCP endpoint as an OAuth protected resource (RFC 9728)' })
   metadata(@Req() request: FastifyRequest) {
     const { oauthIssuer } = this.options;
     // MCP clients compare `resource` with the URL they were given.
@@ -27,5 +30,12 @@ export class ProtectedResourceController {
       bearer_methods_supported: ['header'],
       resource_name: 'Mirobody',
     };
+  }
+
+  /** A method of its own rather than a second path of `metadata`, so that each address has an operationId of its own. */
+  @Get('oauth-protected-resource/mcp')
+  @ApiOperation({ summary: 'Describe the MCP endpoint, at the address RFC 9728 derives for /mcp' })
+  mcpMetadata(@Req() request: FastifyRequest) {
+    return this.metadata(request);
   }
 }

@@ -48,6 +48,7 @@ export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from '
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';
 export { HOURLY_AFTER_START, PeriodicJob, type PeriodicJobTiming } from './periodic-job.js';
+export { API_TAGS, ApiTag, type ApiTagName } from './rest/api-tags.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';
 export { closeRedis, connectRedis } from './redis.js';
 export { Signer, type PurposeSigner } from './signer.js';

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
+import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { ConversationsService } from './conversations.service.js';
 
@@ -17,13 +17,14 @@ export class ConversationPageDto {
 }
 
 /** The caller's conversations with the titles `summarize_conversation` set. */
-@ApiTags('conversations')
+@ApiTag('conversations')
 @Controller('api/conversations')
 @Authenticated()
 export class ConversationsController {
   constructor(private readonly conversations: ConversationsService) {}
 
   @Get()
+  @ApiOperation({ summary: 'List your conversations, newest first' })
   @ApiOkResponse({ type: ConversationPageDto, description: 'Newest first' })
   list(@CurrentCaller() caller: UserInfo, @Query() page: PageQueryDto): Promise<ConversationPageDto> {
     return this.conversations.list(caller.userId, page.limit ?? DEFAULT_PAGE_SIZE, page.cursor);
@@ -31,6 +32,7 @@ export class ConversationsController {
 
   @Delete(':conversationId')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete one of your conversations' })
   @ApiNoContentResponse()
   @ApiNotFoundResponse({ description: 'No such conversation of yours' })
   async remove(@CurrentCaller() caller: UserInfo, @Param('conversationId') conversationId: string): Promise<void> {

@@ -1,17 +1,18 @@
 import { Controller, Delete, Get, HttpCode, StreamableFile } from '@nestjs/common';
-import { ApiNoContentResponse, ApiOkResponse, ApiProduces, ApiTags } from '@nestjs/swagger';
-import type { UserInfo } from '@app/common';
+import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { ApiTag, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '../rest/decorators.js';
 import { UserDataService } from './user-data.service.js';
 
 /** The caller's own data across every lib: take it away, or have it erased. */
-@ApiTags('me')
+@ApiTag('me')
 @Controller('api/me')
 @Authenticated({ jwtOnly: true })
 export class MeController {
   constructor(private readonly userData: UserDataService) {}
 
   @Get('export')
+  @ApiOperation({ summary: 'Download everything the server holds for you, as one JSON file' })
   @ApiProduces('application/json')
   @ApiOkResponse({ description: '`{ exportedAt, userId, parts: { account: { user, mcpSecrets, accessLog }, <lib>: ... } }`; secrets appear as metadata only' })
   export(@CurrentCaller() caller: UserInfo): StreamableFile {
@@ -21,9 +22,9 @@ export class MeController {
     });
   }
 
-  /** Everything the server holds for the caller, gone; a later token makes a new, empty user. */
   @Delete()
   @HttpCode(204)
+  @ApiOperation({ summary: 'Erase your account and everything the server holds for you', description: 'A later token makes a new, empty user.' })
   @ApiNoContentResponse({ description: 'Erased' })
   async erase(@CurrentCaller() caller: UserInfo): Promise<void> {
     await this.userData.erase(caller.userId);

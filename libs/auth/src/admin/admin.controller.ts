@@ -1,13 +1,13 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, CurrentCaller } from '../rest/decorators.js';
 import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, AuditPageDto, UserSearchQueryDto } from './admin.dto.js';
 import { AdminAudit } from './admin-audit.service.js';
 import { AdminUsers } from './admin-users.service.js';
 
 /** Users and the audit trail, for admins. */
-@ApiTags('admin')
+@ApiTag('admin')
 @Controller('admin')
 @AdminOnly()
 export class AdminController {
@@ -17,21 +17,27 @@ export class AdminController {
   ) {}
 
   @Get('users')
+  @ApiOperation({ summary: 'List users, oldest first; q matches part of an e-mail, name or subject', operationId: 'adminUsers_search' })
   @ApiOkResponse({ type: AdminUserPageDto })
   search(@Query() query: UserSearchQueryDto) {
     return this.users.search(query.q, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);
   }
 
   @Get('users/:id')
+  @ApiOperation({ summary: 'Read a user, with how many items each lib holds for them', operationId: 'adminUsers_get' })
   @ApiOkResponse({ type: AdminUserDetailDto })
   @ApiNotFoundResponse({ description: 'No such user' })
   detail(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.detail(admin, id);
   }
 
-  /** The user's JWTs and MCP secrets are refused on `/mcp` and `/api` from now on. */
   @Post('users/:id/disable')
   @HttpCode(200)
+  @ApiOperation({
+    summary: "Disable a user's account",
+    description: "The user's JWTs and MCP secrets are refused on `/mcp` and `/api` from now on.",
+    operationId: 'adminUsers_disable',
+  })
   @ApiOkResponse({ type: AdminUserDto })
   @ApiNotFoundResponse({ description: 'No such user' })
   @ApiConflictResponse({ description: 'An admin cannot disable their own account' })
@@ -41,15 +47,20 @@ export class AdminController {
 
   @Post('users/:id/enable')
   @HttpCode(200)
+  @ApiOperation({ summary: "Enable a disabled user's account again", operationId: 'adminUsers_enable' })
   @ApiOkResponse({ type: AdminUserDto })
   @ApiNotFoundResponse({ description: 'No such user' })
   enable(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.setDisabled(admin, id, false);
   }
 
-  /** Every lib's data of the user, erased (the audit trail keeps who it was). */
   @Delete('users/:id')
   @HttpCode(204)
+  @ApiOperation({
+    summary: 'Erase a user and all their data',
+    description: "Every lib's data of the user, erased (the audit trail keeps who it was).",
+    operationId: 'adminUsers_erase',
+  })
   @ApiNoContentResponse({ description: 'Erased' })
   @ApiNotFoundResponse({ description: 'No such user' })
   erase(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
@@ -57,6 +68,7 @@ export class AdminController {
   }
 
   @Get('audit')
+  @ApiOperation({ summary: 'List the audit trail, newest first', operationId: 'adminAudit_list' })
   @ApiOkResponse({ type: AuditPageDto })
   auditTrail(@Query() query: PageQueryDto) {
     return this.audit.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);

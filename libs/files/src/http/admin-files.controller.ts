@@ -1,12 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, AdminUsers, CurrentCaller } from '@app/auth';
 import { FilesService } from '../files.service.js';
 import { ErasedFilesDto, FileListQueryDto, FilePageDto, FileViewDto, listQueryOf } from './file-view.dto.js';
 
 /** Administrators' view of one user's files; each call is on the audit trail. */
-@ApiTags('admin')
+@ApiTag('admin')
 @Controller('admin/users/:userId/files')
 @AdminOnly()
 export class AdminFilesController {

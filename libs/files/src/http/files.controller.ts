@@ -13,13 +13,12 @@ import {
   ApiPayloadTooLargeResponse,
   ApiProduces,
   ApiResponse,
-  ApiTags,
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 import type { FastifyMultipartBaseOptions, Multipart } from '@fastify/multipart';
 import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { InvalidInputError, LengthRequiredError, PayloadTooLargeError, type UserInfo } from '@app/common';
+import { ApiTag, InvalidInputError, LengthRequiredError, PayloadTooLargeError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { FILES_OPTIONS, type FilesModuleOptions } from '../files.options.js';
 import { FilesService } from '../files.service.js';
@@ -110,7 +109,7 @@ function rawUploadSize(request: FastifyRequest): number {
 }
 
 /** The caller's own files. Another user's key answers 404, exactly like a missing one. */
-@ApiTags('files')
+@ApiTag('files')
 @Controller('api/files')
 @Authenticated()
 export class FilesController {
@@ -121,7 +120,10 @@ export class FilesController {
   ) {}
 
   @Post()
-  @ApiOperation({ summary: 'Upload a file (multipart/form-data, one part named "file"), streamed to storage; its text is read at once' })
+  @ApiOperation({
+    summary: 'Upload a file as multipart/form-data',
+    description: 'One part named "file", streamed to storage as it arrives; its text is read at once.',
+  })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: { type: 'object', required: [FILE_FIELD], properties: { [FILE_FIELD]: { type: 'string', format: 'binary' } } } })
   @ApiCreatedResponse({ type: FileViewDto })
@@ -156,9 +158,9 @@ export class FilesController {
 
   @Post('raw')
   @ApiOperation({
-    summary: 'Upload a file as the raw request body (application/octet-stream), named by Content-Disposition; the checks of the multipart route apply',
+    summary: 'Upload a file as the raw request body, named by Content-Disposition',
     description:
-      'The body is streamed to storage as it arrives, with no multipart parsing; Content-Length is required, and one over the limit or the quota is refused before the body is read.',
+      'The body (application/octet-stream) is streamed to storage as it arrives, with no multipart parsing; the checks of the multipart route apply. Content-Length is required, and one over the limit or the quota is refused before the body is read.',
   })
   @ApiConsumes(RAW_UPLOAD_TYPE)
   @ApiHeader({
@@ -210,6 +212,7 @@ export class FilesController {
   }
 
   @Get(':key')
+  @ApiOperation({ summary: 'Describe one of your files, without its content' })
   @ApiOkResponse({ type: FileViewDto })
   @ApiNotFoundResponse({ description: 'No such file of yours' })
   async get(@CurrentCaller() caller: UserInfo, @Param('key') key: string): Promise<FileViewDto> {
@@ -217,7 +220,11 @@ export class FilesController {
   }
 
   @Get(':key/content')
-  @ApiOperation({ summary: 'Download the file (attachment; one byte range with Range: bytes=a-b)' })
+  @ApiOperation({
+    summary: 'Download one of your files',
+    description: 'As an attachment; one byte range with `Range: bytes=a-b`.',
+    operationId: 'files_download',
+  })
   @ApiProduces('application/octet-stream')
   @ApiOkResponse({ description: 'The whole file' })
   @ApiNotFoundResponse({ description: 'No such file of yours' })
@@ -232,6 +239,7 @@ export class FilesController {
 
   @Delete(':key')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Delete one of your files, stored object included' })
   @ApiNoContentResponse({ description: 'Deleted, stored object included' })
   @ApiNotFoundResponse({ description: 'No such file of yours' })
   async delete(@CurrentCaller() caller: UserInfo, @Param('key') key: string): Promise<void> {

@@ -1,8 +1,8 @@
 import { Controller, Get, Headers, Param, Res } from '@nestjs/common';
-import { ApiForbiddenResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiForbiddenResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Public } from '@app/auth';
-import { ForbiddenError } from '@app/common';
+import { ApiTag, ForbiddenError } from '@app/common';
 import { SIGNED_FILE_PATH } from '../files.options.js';
 import { FilesService } from '../files.service.js';
 import { FileUrlSigner } from '../storage/file-url-signer.js';
@@ -13,7 +13,7 @@ import { sendFile } from './send-file.js';
  * token is the credential: no other is asked for, and a tampered or expired one gets 403. Counted
  * per address like any route anyone may call, forged tokens and genuine links alike.
  */
-@ApiTags('files')
+@ApiTag('files')
 @Controller(SIGNED_FILE_PATH)
 @Public()
 export class SignedFileController {

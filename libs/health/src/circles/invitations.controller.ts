@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiForbiddenResponse, ApiGoneResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
+import { ApiConflictResponse, ApiForbiddenResponse, ApiGoneResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { InvitationAnswerDto, InvitationOutcomeDto, PendingInvitationPageDto } from '../dto/circle.dto.js';
 import type { CircleView } from './care-circles.service.js';
@@ -14,13 +14,14 @@ const VOID = `"${NO_LONGER_VALID}": its sender's account was erased`;
  * Answering a care-circle invitation, as the invited person: with the invitation's token, or signed in with the
  * verified e-mail address it was sent to. An invitation to another address answers 404, exactly like a missing one.
  */
-@ApiTags('care-circles')
+@ApiTag('care-circles')
 @Controller('api/invitations')
 @Authenticated()
 export class InvitationsController {
   constructor(private readonly invitations: InvitationsService) {}
 
   @Get()
+  @ApiOperation({ summary: 'List the open invitations to your verified e-mail address' })
   @ApiOkResponse({ type: PendingInvitationPageDto, description: 'Open invitations to your verified e-mail address, newest first' })
   @ApiForbiddenResponse({ description: UNVERIFIED })
   list(@CurrentCaller() caller: UserInfo, @Query() page: PageQueryDto): Promise<PendingInvitationPageDto> {
@@ -28,6 +29,7 @@ export class InvitationsController {
   }
 
   @Post('accept')
+  @ApiOperation({ summary: 'Accept an invitation with its token' })
   @HttpCode(200)
   @ApiOkResponse({ type: InvitationOutcomeDto })
   @ApiNotFoundResponse({ description: 'No invitation has this token' })
@@ -39,6 +41,7 @@ export class InvitationsController {
   }
 
   @Post('decline')
+  @ApiOperation({ summary: 'Decline an invitation with its token' })
   @HttpCode(200)
   @ApiOkResponse({ type: InvitationOutcomeDto })
   @ApiNotFoundResponse({ description: 'No invitation has this token' })
@@ -51,6 +54,7 @@ export class InvitationsController {
   }
 
   @Post(':invitationId/accept')
+  @ApiOperation({ summary: 'Accept an invitation to your verified e-mail address' })
   @HttpCode(200)
   @ApiOkResponse({ type: InvitationOutcomeDto })
   @ApiNotFoundResponse({ description: 'No such invitation to your verified e-mail address' })
@@ -62,6 +66,7 @@ export class InvitationsController {
   }
 
   @Post(':invitationId/decline')
+  @ApiOperation({ summary: 'Decline an invitation to your verified e-mail address' })
   @HttpCode(200)
   @ApiOkResponse({ type: InvitationOutcomeDto })
   @ApiNotFoundResponse({ description: 'No such invitation to your verified e-mail address' })

@@ -1,8 +1,8 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Bundle, Observation } from '@medplum/fhirtypes';
-import { jsonBodyText, NotFoundError, PublicAddress, type UserInfo } from '@app/common';
+import { ApiTag, jsonBodyText, NotFoundError, PublicAddress, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { DEFAULT_SEARCH_COUNT, ObservationSearchDto } from '../dto/fhir.dto.js';
 import { parseDateParams, searchAlternatives } from './fhir-search.js';
@@ -27,7 +27,7 @@ const FHIR_OBJECT = { type: 'object', additionalProperties: true } as const;
  * The caller's own FHIR R4 Observations. Bodies are validated against the FHIR definitions (not DTOs), and every
  * problem is named by path: `Observation.valueQuantity.value`, `Bundle.entry[2].resource.status`.
  */
-@ApiTags('fhir')
+@ApiTag('fhir')
 @Controller('api/fhir')
 @Authenticated()
 export class FhirController {
@@ -37,6 +37,7 @@ export class FhirController {
   ) {}
 
   @Post('Observation')
+  @ApiOperation({ summary: 'Store an Observation', operationId: 'fhir_createObservation' })
   @ApiBody({ description: 'A FHIR R4 Observation (application/json or application/fhir+json)', schema: FHIR_OBJECT })
   @ApiCreatedResponse({ description: 'The stored Observation, with its server-assigned id; `Location` is its URL (version 1)', schema: FHIR_OBJECT })
   @ApiBadRequestResponse({ description: 'Not a valid Observation; `fields` maps each path to its problem' })
@@ -52,6 +53,7 @@ export class FhirController {
   }
 
   @Get('Observation/:id')
+  @ApiOperation({ summary: 'Read one of your Observations', operationId: 'fhir_readObservation' })
   @ApiOkResponse({ description: 'One of your Observations, as stored', schema: FHIR_OBJECT })
   @ApiNotFoundResponse({ description: 'No such Observation of yours' })
   read(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<Observation> {
@@ -59,6 +61,7 @@ export class FhirController {
   }
 
   @Get('Observation/:id/_history/:versionId')
+  @ApiOperation({ summary: 'Read a version of one of your Observations', operationId: 'fhir_readObservationVersion' })
   @ApiOkResponse({ description: 'A version of one of your Observations; stored Observations have only version 1', schema: FHIR_OBJECT })
   @ApiNotFoundResponse({ description: 'No such Observation of yours, or no such version' })
   async readVersion(@CurrentCaller() caller: UserInfo, @Param('id') id: string, @Param('versionId') versionId: string): Promise<Observation> {
@@ -68,6 +71,7 @@ export class FhirController {
   }
 
   @Delete('Observation/:id')
+  @ApiOperation({ summary: 'Delete one of your Observations', operationId: 'fhir_deleteObservation' })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiNotFoundResponse({ description: 'No such Observation of yours' })
@@ -76,6 +80,7 @@ export class FhirController {
   }
 
   @Post()
+  @ApiOperation({ summary: 'Store the Observations of a batch, transaction or collection Bundle', operationId: 'fhir_ingestBundle' })
   @ApiBody({ description: 'A Bundle of type batch, transaction or collection whose entries create Observations', schema: FHIR_OBJECT })
   @ApiCreatedResponse({ description: 'A batch-response (per entry) or transaction-response Bundle', schema: FHIR_OBJECT })
   @ApiBadRequestResponse({ description: 'A transaction or collection with any bad entry stores nothing; `fields` names entry index and path' })
@@ -84,6 +89,7 @@ export class FhirController {
   }
 
   @Get('Observation')
+  @ApiOperation({ summary: 'Search your Observations by code and date, newest first', operationId: 'fhir_searchObservations' })
   @ApiOkResponse({
     description:
       "A searchset Bundle of the caller's own Observations, newest first by clinical time; `total` counts every match, a `next` link fetches the following page",

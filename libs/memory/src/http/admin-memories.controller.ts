@@ -1,12 +1,12 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, AdminUsers, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
 import { ErasedMemoriesDto, MemoryPageDto } from './memory.dto.js';
 
 /** Administrators' view of a user's memories: list, delete one, erase all (hard deletes); each call is on the audit trail. */
-@ApiTags('admin')
+@ApiTag('admin')
 @Controller('admin/users/:userId/memories')
 @AdminOnly()
 export class AdminMemoriesController {
@@ -16,6 +16,7 @@ export class AdminMemoriesController {
   ) {}
 
   @Get()
+  @ApiOperation({ summary: "List a user's live memories, newest first" })
   @ApiOkResponse({ type: MemoryPageDto, description: "The user's live memories, newest first" })
   @ApiNotFoundResponse({ description: 'No such user' })
   async list(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Query() query: PageQueryDto): Promise<MemoryPageDto> {
@@ -24,6 +25,7 @@ export class AdminMemoriesController {
   }
 
   @Delete(':id')
+  @ApiOperation({ summary: "Erase one of a user's memories" })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Erased' })
   @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
@@ -34,6 +36,7 @@ export class AdminMemoriesController {
 
   /** For a data-subject request: nothing of these memories remains. */
   @Delete()
+  @ApiOperation({ summary: "Erase all of a user's memories" })
   @ApiOkResponse({ type: ErasedMemoriesDto })
   @ApiNotFoundResponse({ description: 'No such user' })
   async eraseAll(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string): Promise<ErasedMemoriesDto> {

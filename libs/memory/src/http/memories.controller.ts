@@ -5,10 +5,10 @@ import {
   ApiNoContentResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
+  ApiOperation,
   ApiServiceUnavailableResponse,
-  ApiTags,
 } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, InvalidInputError, type UserInfo } from '@app/common';
+import { ApiTag, DEFAULT_PAGE_SIZE, InvalidInputError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
 import { CreatedMemoryDto, CreateMemoryDto, ListMemoriesQueryDto, MemoryDto, MemoryExportDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
@@ -17,7 +17,7 @@ import { CreatedMemoryDto, CreateMemoryDto, ListMemoriesQueryDto, MemoryDto, Mem
 const MAX_SEARCH_RESULTS = 50;
 
 /** The caller's own memories. Another user's memory id answers 404, exactly like a missing one. */
-@ApiTags('memories')
+@ApiTag('memories')
 @Controller('api/memories')
 @Authenticated()
 @ApiServiceUnavailableResponse({ description: 'Long-term memory is not enabled on this server (remember and search only)' })
@@ -26,6 +26,7 @@ export class MemoriesController {
 
   /** Newest first by pages; with `q`, a search (the recall tool's retrieval), best first, in one page. */
   @Get()
+  @ApiOperation({ summary: 'List your memories, newest first; with q, search them, best first' })
   @ApiOkResponse({ type: MemoryPageDto })
   async list(@CurrentCaller() caller: UserInfo, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
@@ -39,12 +40,14 @@ export class MemoriesController {
 
   /** Declared before `:id` so that "export" is never taken for an id. */
   @Get('export')
+  @ApiOperation({ summary: 'Export all your memories, deleted ones marked' })
   @ApiOkResponse({ type: MemoryExportDto })
   async export(@CurrentCaller() caller: UserInfo): Promise<MemoryExportDto> {
     return { memories: await this.store.exportAll(caller.userId) };
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'Read one of your memories' })
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
   get(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<MemoryDto> {
@@ -53,6 +56,7 @@ export class MemoriesController {
 
   /** Stores a memory; the same sentence again (other case, spacing, width) refreshes the first one instead. */
   @Post()
+  @ApiOperation({ summary: 'Store a memory; the same sentence again refreshes the first one' })
   @ApiCreatedResponse({ type: CreatedMemoryDto })
   @ApiConflictResponse({
     description: 'You keep MEMORY_MAX_PER_USER memories, or hold twice that many with the deleted ones not yet purged (MEMORY_DELETED_RETENTION)',
@@ -64,6 +68,7 @@ export class MemoriesController {
   }
 
   @Patch(':id')
+  @ApiOperation({ summary: 'Change the text or kind of one of your memories' })
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
   update(@CurrentCaller() caller: UserInfo, @Param('id') id: string, @Body() body: UpdateMemoryDto): Promise<MemoryDto> {
@@ -74,6 +79,7 @@ export class MemoriesController {
 
   /** Deleted memories are never listed or recalled again; the export shows them, marked, until they are purged (MEMORY_DELETED_RETENTION). */
   @Delete(':id')
+  @ApiOperation({ summary: 'Delete one of your memories' })
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
