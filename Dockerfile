@@ -13,7 +13,7 @@ RUN npm run build && npm prune --omit=dev --ignore-scripts
 FROM node:22.23.5-bookworm-slim
 # MALLOC_ARENA_MAX: two malloc arenas instead of glibc's eight per core, which V8's and libuv's
 # threads each leave partly filled: the server's RSS idle after a restart 196-198 MB against
-# 202-209 MB on Node 22 (README, Operations).
+# 202-209 MB on Node 22 (docs/operations.md).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=18080 \
@@ -40,5 +40,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # config.yaml and config.{ENV}.yaml, when mounted into /app, are read beneath the environment.
 # As `npm run start:prod` starts it: small young-generation semi-spaces, and a heap limit below
 # 1 GiB so that V8 collects the old generation at twice its live size rather than four times,
-# keep the server's RSS under load ~100 MB lower (README, Operations).
+# keep the server's RSS under load ~100 MB lower (docs/operations.md).
 CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=1000", "dist/apps/server/src/main.js"]

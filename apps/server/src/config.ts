@@ -17,6 +17,7 @@ import {
   parseUrl,
   str,
   type CommonModuleOptions,
+  type ConfigSection,
   type Env,
 } from '@app/common';
 import { filesConfig } from '@app/files';
@@ -148,10 +149,19 @@ const serverConfig = defineConfigSection({
   }),
 });
 
-const SECTIONS = [serverConfig, commonConfig, mcpConfig, authConfig, toolDirectoriesConfig, memoryConfig, filesConfig];
+/** Every section of the configuration: the app's own, then each lib's (docs/configuration.md documents each in a table of its own). */
+export const CONFIG_SECTIONS: readonly ConfigSection<unknown>[] = [
+  serverConfig,
+  commonConfig,
+  mcpConfig,
+  authConfig,
+  toolDirectoriesConfig,
+  memoryConfig,
+  filesConfig,
+];
 
 /** Every key a config file or the environment may set; any other key in a config file stops start-up. */
-export const CONFIG_KEYS: readonly string[] = SECTIONS.flatMap((section) => section.keys);
+export const CONFIG_KEYS: readonly string[] = CONFIG_SECTIONS.flatMap((section) => section.keys);
 
 export interface LoadOptions {
   /**

@@ -16,14 +16,23 @@ const environment = Object.fromEntries(Object.entries(mirobody.environment as Re
 
 describe('docker-compose.yml, files storage', () => {
   it('stores files in the MinIO service, in the bucket created at start-up, with its credentials', () => {
-    const { storage } = loadAppConfig({ ...environment, HOST: '0.0.0.0', DATA_DIR: '/data' }).files;
+    // The tool directory is the container's mount (docker-compose.spec.ts); it plays no part here.
+    const { storage } = loadAppConfig({ ...environment, HOST: '0.0.0.0', DATA_DIR: '/data', MCP_TOOL_DIRS: '' }).files;
     if (storage.kind !== 's3') throw new Error('compose does not configure S3 storage');
     expect(new URL(storage.endpoint!).host).toBe('minio:9000');
     expect(storage.forcePathStyle).toBe(true);
     expect(bucketJob.entrypoint.join(' ')).toContain(`mc mb --ignore-existing store/${storage.bucket}`);
     expect(interpolate(minio.environment.MINIO_ROOT_USER)).toBe(storage.accessKeyId);
     expect(interpolate(minio.environment.MINIO_ROOT_PASSWORD)).toBe(storage.secretAccessKey);
-    expect(minio.ports).toContain(`${new URL(storage.publicEndpoint!).port}:9000`);
+    expect(minio.ports).toEqual([`127.0.0.1:${new URL(storage.publicEndpoint!).port}:9000`]);
+  });
+
+  it('publishes MinIO on the loopback address only, and the server alone on every interface', () => {
+    const published = Object.entries(compose.services as Record<string, { ports?: string[] }>).flatMap(([name, service]) =>
+      (service.ports ?? []).map((port) => [name, port] as const),
+    );
+    expect(published.filter(([name, port]) => name !== 'mirobody' && !port.startsWith('127.0.0.1:'))).toEqual([]);
+    expect(published.map(([name]) => name).sort()).toEqual(['minio', 'mirobody']);
   });
 
   it('starts the server after the bucket exists, and keeps MinIO’s data in a named volume', () => {

@@ -1,7 +1,10 @@
-import { describe, expect, it } from '@jest/globals';
-import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseEnv } from 'node:util';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { parse } from 'yaml';
 import { CONFIG_KEYS, loadAppConfig } from '../src/config.js';
@@ -29,7 +32,7 @@ function withoutDraft4Ids(schema: unknown): unknown {
 
 const SECRETS = {
   JWT_SECRET: 'j'.repeat(48),
-  MCP_SESSION_SECRET: 's'.repeat(48),
+  SIGNING_SECRET: 's'.repeat(48),
   POSTGRES_PASSWORD: 'database-password',
   S3_ACCESS_KEY_ID: 'mirobody',
   S3_SECRET_ACCESS_KEY: 'object-store-password',
@@ -49,12 +52,24 @@ function interpolate(text: string, env: Record<string, string | undefined>): str
 
 const composeWith = (env: Record<string, string | undefined>) => parse(interpolate(composeText, env));
 
+/** A directory standing for the container's mount of ./tools, so that the server's check that MCP_TOOL_DIRS exists passes here. */
+const mountedTools = mkdtempSync(join(tmpdir(), 'mirobody-compose-tools-'));
+afterAll(() => rmSync(mountedTools, { recursive: true, force: true }));
+
+/** The README's lines that write the .env of a deployment (its Deploy section). */
+function readmeDotEnvScript(): string {
+  const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!).filter((block) => block.includes('> .env'));
+  expect(blocks).toHaveLength(1);
+  return blocks[0]!;
+}
+
 describe('docker-compose.yml', () => {
   const compose = composeWith(SECRETS);
   const { mirobody, postgres, redis } = compose.services;
   /** The image's own ENV lines lie beneath compose's environment. */
   const imageEnvironment = Object.fromEntries([...dockerfile.matchAll(/^\s*(?:ENV\s+)?([A-Z_]+)=(\S+?)\s*\\?$/gm)].map((match) => [match[1]!, match[2]!]));
-  const environment = { ...imageEnvironment, ...(mirobody.environment as Record<string, string>) };
+  const environment: Record<string, string> = { ...imageEnvironment, ...(mirobody.environment as Record<string, string>), MCP_TOOL_DIRS: mountedTools };
 
   it('is a valid Compose file by the Compose Specification schema', () => {
     // The schema names its draft with a trailing '#', which ajv does not recognise: it is told the draft instead.
@@ -86,12 +101,55 @@ describe('docker-compose.yml', () => {
     const config = loadAppConfig(environment, {});
     expect(config).toMatchObject({
       HOST: '0.0.0.0',
-      common: { signingSecret: SECRETS.MCP_SESSION_SECRET },
+      common: { signingSecret: SECRETS.SIGNING_SECRET },
       auth: { jwtSecret: SECRETS.JWT_SECRET },
       LOG_FORMAT: 'json',
     });
     expect(new URL(config.DATABASE_URL!)).toMatchObject({ hostname: 'postgres', password: SECRETS.POSTGRES_PASSWORD });
     expect(postgres.environment.POSTGRES_PASSWORD).toBe(SECRETS.POSTGRES_PASSWORD);
+  });
+
+  it('requires each secret under the name the server reads, as the README lists them', () => {
+    const required = [...new Set([...composeText.matchAll(/\$\{(\w+):\?/g)].map((match) => match[1]!))].sort();
+    expect(required).toEqual(Object.keys(SECRETS).sort());
+    // The server's own keys by their current names (MCP_SESSION_SECRET is SIGNING_SECRET's former one).
+    const serverSecrets = required.filter((name) => name in mirobody.environment);
+    expect(serverSecrets.filter((name) => !CONFIG_KEYS.includes(name) || name === 'MCP_SESSION_SECRET')).toEqual([]);
+    const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
+    const deploy = readme.slice(readme.indexOf('## Deploy'), readme.indexOf('\n## ', readme.indexOf('## Deploy') + 1));
+    const listed = [...deploy.matchAll(/^\| (`[A-Z0-9_]+`(?:, `[A-Z0-9_]+`)*) \|/gm)].flatMap((match) => match[1]!.match(/[A-Z0-9_]+/g)!);
+    expect(listed.sort()).toEqual(required);
+  });
+
+  it("accepts the secrets the README's .env lines generate, which the server takes too", () => {
+    const directory = mkdtempSync(join(tmpdir(), 'mirobody-dotenv-'));
+    try {
+      const run = spawnSync('bash', ['-euo', 'pipefail', '-c', readmeDotEnvScript()], { cwd: directory, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      const generated = parseEnv(readFileSync(join(directory, '.env'), 'utf8')) as Record<string, string>;
+      expect(Object.keys(generated).sort()).toEqual(Object.keys(SECRETS).sort());
+      const fromDotEnv = composeWith(generated);
+      const config = loadAppConfig({ ...imageEnvironment, ...fromDotEnv.services.mirobody.environment, MCP_TOOL_DIRS: mountedTools });
+      expect(config).toMatchObject({ common: { signingSecret: generated.SIGNING_SECRET }, auth: { jwtSecret: generated.JWT_SECRET } });
+      expect(decodeURIComponent(new URL(config.DATABASE_URL!).password)).toBe(generated.POSTGRES_PASSWORD);
+      // MinIO refuses a root password under 8 characters.
+      expect(fromDotEnv.services.minio.environment.MINIO_ROOT_PASSWORD.length).toBeGreaterThanOrEqual(8);
+      // Fresh values each time: nothing is a default in disguise.
+      rmSync(join(directory, '.env'));
+      spawnSync('bash', ['-euo', 'pipefail', '-c', readmeDotEnvScript()], { cwd: directory });
+      expect(parseEnv(readFileSync(join(directory, '.env'), 'utf8')).JWT_SECRET).not.toBe(generated.JWT_SECRET);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('loads the tool files of ./tools: each MCP_TOOL_DIRS directory is a read-only mount', () => {
+    const directories = String(mirobody.environment.MCP_TOOL_DIRS).split(',');
+    expect(directories).toEqual(['/etc/mirobody/tools']);
+    for (const directory of directories) {
+      expect(mirobody.volumes).toContain(`./tools:${directory}:ro`);
+    }
+    expect(loadAppConfig(environment).toolDirectories.directories).toEqual([mountedTools]);
   });
 
   it('wires Redis in for rate limits shared by instances, started healthy first', () => {

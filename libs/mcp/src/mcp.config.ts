@@ -31,7 +31,7 @@ export const mcpConfig = defineConfigSection({
     /** A session id's lifetime, signed into it. */
     MCP_SESSION_MAX_AGE_SECONDS: int(24 * 3600, { min: 60, max: 30 * 24 * 3600 }),
     MCP_ALLOWED_HOSTS: list([], { item: HOST_NAME, expected: 'host names such as mcp.example.com or [::1], without scheme, port or path' }),
-    /** Serve session-less tools/call, tools/list and ping without the SDK's Protocol (proven equal by a differential test); false for the SDK path only. */
+    /** Serve tools/call, tools/list and ping without the SDK's Protocol, session-less, in live sessions and on 2026-07-28 (proven equal by a differential test); false for the SDK path only. */
     MCP_FAST_LANE: bool(true),
   },
   toOptions: (values, env): Omit<McpModuleSettings, 'serverInfo'> => {

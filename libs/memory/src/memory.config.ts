@@ -14,7 +14,7 @@ function decimal(fallback: number, min: number, max: number): KeySpec<number> {
   };
 }
 
-/** The long-term memory keys; the README's "Long-term memory" section documents them. */
+/** The long-term memory keys; docs/configuration.md documents them. */
 export const memoryConfig = defineConfigSection({
   keys: {
     MEMORY_ENABLED: bool(true),

@@ -8,7 +8,7 @@ export interface KeySpec<T> {
   readonly parse: (raw: string, key: string) => T;
   /** Used when the key is unset or empty. */
   readonly fallback: T;
-  /** One line for the README table. */
+  /** One line describing the accepted values. */
   readonly describe: string;
 }
 

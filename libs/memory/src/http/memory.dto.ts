@@ -24,7 +24,7 @@ export class ExportedMemoryDto extends MemoryDto {
 }
 
 export class MemoryHitDto extends MemoryDto {
-  @ApiProperty({ minimum: 0, maximum: 1, description: 'Relevance in [0, 1], higher is better (see the README, "Long-term memory")' }) score: number;
+  @ApiProperty({ minimum: 0, maximum: 1, description: 'Relevance in [0, 1], higher is better (see docs/memory.md)' }) score: number;
 }
 
 export class MemoryPageDto {

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { GoalToolsModule } from '../../../examples/add-a-tool/goal-tools.module.js';
+import { bearer, cliToken, structured, TEST_JWT_SECRET, toolError, withClient } from './support/auth.js';
+import { ERAS, postRaw, startApp, type RunningApp } from './support/test-app.js';
+
+/** The README's "Add a tool" example, imported as the README says, does what the README says. */
+const readme = readFileSync(resolve(import.meta.dirname, '../../../README.md'), 'utf8');
+const addATool = readme.slice(readme.indexOf('## Add a tool'), readme.indexOf('### Serve your own tools'));
+const publishedSchema = JSON.parse(/^```json\n([\s\S]*?)^```$/m.exec(addATool)![1]!);
+
+let running: RunningApp;
+const env = { JWT_SECRET: TEST_JWT_SECRET };
+
+beforeAll(async () => {
+  running = await startApp(env, { imports: [GoalToolsModule] });
+});
+
+afterAll(async () => {
+  await running?.close();
+});
+
+async function storeHeartRate(token: string, value: number, daysAgo: number) {
+  const stored = await fetch(new URL('/api/fhir/Observation', running.url), {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({
+      resourceType: 'Observation',
+      status: 'final',
+      code: { coding: [{ system: 'http://loinc.org', code: '8867-4', display: 'Heart rate' }] },
+      effectiveDateTime: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
+      valueQuantity: { value, unit: 'beats/minute', system: 'http://unitsofmeasure.org', code: '/min' },
+    }),
+  });
+  expect(stored.status).toBe(201);
+}
+
+describe('README, "Add a tool"', () => {
+  it.each(ERAS)('publishes count_readings_above_goal with the input schema the README shows (%s)', async (era) => {
+    const tools = await withClient(running.url, era, {}, async (client) => (await client.listTools()).tools);
+    expect(tools.find((tool) => tool.name === 'count_readings_above_goal')?.inputSchema).toEqual(publishedSchema);
+  });
+
+  it("counts the caller's own recent readings at or above the goal, never another user's", async () => {
+    const alice = await cliToken(running, env, '--sub', 'readme-alice');
+    const bob = await cliToken(running, env, '--sub', 'readme-bob');
+    await storeHeartRate(alice, 130, 1);
+    await storeHeartRate(alice, 90, 2);
+    await storeHeartRate(alice, 125, 45); // older than the default 30 days
+    await storeHeartRate(bob, 180, 1);
+    const count = (token: string, args: Record<string, unknown>) =>
+      withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'count_readings_above_goal', args));
+    expect(await count(alice, { indicator: '8867-4', goal: 120 })).toEqual({ indicator: '8867-4', goal: 120, readingsAboveGoal: 1 });
+    expect(await count(alice, { indicator: '8867-4', goal: 120, days: 60 })).toMatchObject({ readingsAboveGoal: 2 });
+    expect(await count(bob, { indicator: '8867-4', goal: 120 })).toMatchObject({ readingsAboveGoal: 1 });
+    const refused = await withClient(running.url, '2025-11-25', bearer(alice), (client) =>
+      toolError(client, 'count_readings_above_goal', { indicator: '8867-4', goal: 'high', user_id: 'someone' }),
+    );
+    expect(refused).toMatch(/unknown argument "user_id".*argument "goal" must be number|argument "goal" must be number.*unknown argument "user_id"/);
+  });
+
+  it('refuses an anonymous caller with 401', async () => {
+    const call = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'count_readings_above_goal', arguments: { indicator: '8867-4', goal: 1 } } };
+    expect((await postRaw(running.url, JSON.stringify(call))).status).toBe(401);
+  });
+});
