@@ -2,9 +2,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { API_TAGS } from '@app/common';
 import { JWT_SCHEME, MCP_SECRET_SCHEME, SECRET_PREFIX } from '@app/auth';
+import { MCP_RATE_LIMIT, type McpRateLimit } from '@app/mcp';
 
 /**
  * An operation's id, `memories_list` for `MemoriesController.list`: the controller's name less
@@ -45,6 +47,9 @@ const DOCS_PAGE = `<!doctype html>
 </body>
 </html>`;
 
+/** The routes `serveOpenApi` adds, outside Nest's controllers; public-routes.e2e-spec.ts checks each is rate-limited. */
+export const OPENAPI_ROUTES = ['/openapi.json', '/docs', ...Object.keys(UI_FILES).map((file) => `/docs/${file}`)];
+
 /**
  * Serves the document at `/openapi.json` (built once, on first request, when every route is
  * known) and Swagger UI at `/docs`. The UI's three files are served from `swagger-ui-dist` here
@@ -53,12 +58,24 @@ const DOCS_PAGE = `<!doctype html>
 export function serveOpenApi(app: NestFastifyApplication, version: string): void {
   let document: OpenAPIObject | undefined;
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.get('/openapi.json', async (_request, reply) => reply.type('application/json').send((document ??= buildOpenApiDocument(app, version))));
-  fastify.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+  // Public routes count against the address's anonymous budget like every other (the REST ones through @Public()).
+  const limiter = app.get<McpRateLimit>(MCP_RATE_LIMIT, { strict: false });
+  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
+    const verdict = await limiter.admit(request);
+    if (verdict.allowed) return;
+    await reply
+      .code(429)
+      .header('retry-after', String(verdict.retryAfterSeconds))
+      .send({ statusCode: 429, message: `Too many requests: try again in ${verdict.retryAfterSeconds} s` });
+  };
+  fastify.get('/openapi.json', { onRequest }, async (_request, reply) =>
+    reply.type('application/json').send((document ??= buildOpenApiDocument(app, version))),
+  );
+  fastify.get('/docs', { onRequest }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
   const uiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   for (const [file, type] of Object.entries(UI_FILES)) {
     let content: Buffer | undefined;
-    fastify.get(`/docs/${file}`, async (_request, reply) =>
+    fastify.get(`/docs/${file}`, { onRequest }, async (_request, reply) =>
       reply
         .type(type)
         .header('cache-control', 'public, max-age=86400')

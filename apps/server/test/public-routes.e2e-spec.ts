@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { controllerRoutes } from '../../../libs/auth/src/rest/route-requirements.js';
 import { UNCOUNTED_ROUTES } from '../src/health.controller.js';
+import { OPENAPI_ROUTES } from '../src/openapi.js';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
 import { call, uploadFile } from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
@@ -44,6 +45,11 @@ describe('every route anyone may call', () => {
         const statuses = await untilLimited(app, route.method, path.replace(/:\w+/g, 'made-up'));
         if (statuses.at(-1) !== 429) unlimited.push(`${route.method} ${path} (${route.name}): ${statuses.join(', ')}`);
       }
+    }
+    // The OpenAPI document and Swagger UI are Fastify routes of their own, outside the controllers.
+    for (const path of OPENAPI_ROUTES) {
+      const statuses = await untilLimited(app, 'GET', path);
+      if (statuses.at(-1) !== 429) unlimited.push(`GET ${path}: ${statuses.join(', ')}`);
     }
     expect(unlimited).toEqual([]);
 
