@@ -41,7 +41,7 @@ describe('npm run start:dev', () => {
       const second = await dev.announcement(2);
       expect(await toolDescription(second, 'echo')).toContain('Echo back the text, edited while running.');
 
-      edit('apps/server/src/main.ts', (text) => text.replace('MCP endpoint listening on', 'MCP endpoint (reloaded) listening on'));
+      edit('apps/server/src/bootstrap.ts', (text) => text.replace('MCP endpoint listening on', 'MCP endpoint (reloaded) listening on'));
       await dev.announcement(3);
       expect(dev.output()).toContain('MCP endpoint (reloaded) listening on');
     } finally {
