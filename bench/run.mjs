@@ -355,7 +355,7 @@ const megabytes = (value) => (value === undefined ? '-' : `${Math.round(value)} 
 function startNodeOptions() {
   const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
   const words = scripts['start:prod'].split(/\s+/);
-  if (words[0] !== 'node' || words.at(-1) !== 'dist/apps/server/src/main.js')
+  if (words[0] !== 'node' || words.at(-1) !== 'scripts/start.mjs')
     throw new BenchFailure(`cannot read the node options of start:prod: ${scripts['start:prod']}`);
   return words.slice(1, -1);
 }

@@ -1,15 +1,17 @@
 #!/usr/bin/env node
 // `npm run start:dev`: compiles apps/ and libs/ to dist/ with SWC in watch mode and runs the server
-// under `node --watch`, which restarts it whenever a compiled file it loaded changes.
+// under `node --watch`, which restarts it whenever a compiled file it loaded changes. The server is
+// apps/server/src/main.ts, or the entry file SERVER_ENTRY names (see server-entry.mjs).
 //
 // `nest start server --watch` cannot do this here: the monorepo compiles from `sourceRoot: "."`,
 // and @swc/cli skips a watched path that starts with a dot, so no edit was ever recompiled.
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
+import { serverEntry } from './server-entry.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const swcCli = join(root, 'node_modules/@swc/cli/bin/swc.js');
-const entry = 'dist/apps/server/src/main.js';
+const entry = serverEntry(root, 'source');
 
 const compiler = spawn(process.execPath, [swcCli, 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc', '--watch'], {
   cwd: root,

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedEmbeddedDatabase } from './support/pglite-template.js';
-import { copyProject } from './support/project-copy.js';
+import { startProcess, stopGroup } from './support/processes.js';
+import { compileProject, copyProject } from './support/project-copy.js';
 
 /** Whole processes, as a developer or an operator runs them, in a copy of the project (see copyProject). */
 let project: string;
@@ -14,51 +14,7 @@ beforeAll(() => {
 
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-interface Started {
-  child: ChildProcess;
-  output: () => string;
-  /** Resolves with the n-th (1-based) MCP URL the process announced. */
-  announcement: (count: number) => Promise<string>;
-  exited: Promise<number | null>;
-}
-
-function start(command: string, args: string[], env: Record<string, string>): Started {
-  const child = spawn(command, args, {
-    cwd: project,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_FORMAT: 'json', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so that npm, the compiler and the server can be stopped together.
-    detached: true,
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((done) => child.on('exit', (code) => done(code)));
-  const announcement = (count: number) =>
-    new Promise<string>((done, fail) => {
-      const timer = setInterval(() => {
-        const urls = [...output.matchAll(/listening on (http:\/\/\S+\/mcp)/g)].map((match) => match[1]!);
-        if (urls.length >= count) {
-          clearInterval(timer);
-          done(urls[count - 1]!);
-        }
-      }, 100);
-      void exited.then((code) => {
-        clearInterval(timer);
-        fail(new Error(`exited with ${code} before announcing URL number ${count}:\n${output}`));
-      });
-    });
-  return { child, output: () => output, announcement, exited };
-}
-
-const stopGroup = (started: Started, signal: NodeJS.Signals = 'SIGTERM') => {
-  try {
-    process.kill(-started.child.pid!, signal);
-  } catch {
-    // Already gone.
-  }
-  return started.exited;
-};
+const start = (command: string, args: string[], env: Record<string, string>) => startProcess(project, command, args, env);
 
 async function toolDescription(url: string, name: string): Promise<string | undefined> {
   const answer = await fetch(url, {
@@ -85,7 +41,7 @@ describe('npm run start:dev', () => {
       const second = await dev.announcement(2);
       expect(await toolDescription(second, 'echo')).toContain('Echo back the text, edited while running.');
 
-      edit('apps/server/src/main.ts', (text) => text.replace('MCP endpoint listening on', 'MCP endpoint (reloaded) listening on'));
+      edit('apps/server/src/bootstrap.ts', (text) => text.replace('MCP endpoint listening on', 'MCP endpoint (reloaded) listening on'));
       await dev.announcement(3);
       expect(dev.output()).toContain('MCP endpoint (reloaded) listening on');
     } finally {
@@ -97,13 +53,7 @@ describe('npm run start:dev', () => {
 describe('one data directory, one process', () => {
   const server = (dataDir: string) => start(process.execPath, ['dist/apps/server/src/main.js'], { DATA_DIR: dataDir });
 
-  beforeAll(() => {
-    const build = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], {
-      cwd: project,
-      encoding: 'utf8',
-    });
-    expect(build.status).toBe(0);
-  }, 120_000);
+  beforeAll(() => compileProject(project), 120_000);
 
   it('refuses a second process on the same DATA_DIR, naming the directory and the holder, and takes over after a SIGKILL', async () => {
     const dataDir = join(project, 'shared-data');

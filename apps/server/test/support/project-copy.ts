@@ -16,12 +16,15 @@ export function copyProject(prefix: string, { build = false }: { build?: boolean
     cpSync(join(root, entry), join(project, entry), { recursive: true, filter: (source) => !source.includes(join('apps', 'server', 'test')) });
   }
   symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
-  if (build) {
-    const compiled = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], {
-      cwd: project,
-      encoding: 'utf8',
-    });
-    if (compiled.status !== 0) throw new Error(`compiling the copy failed:\n${compiled.stdout}${compiled.stderr}`);
-  }
+  if (build) compileProject(project);
   return project;
+}
+
+/** Compiles a copy's apps/ and libs/ to its dist/ as the build does (SWC, no type check). */
+export function compileProject(project: string): void {
+  const compiled = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], {
+    cwd: project,
+    encoding: 'utf8',
+  });
+  if (compiled.status !== 0) throw new Error(`compiling the copy failed:\n${compiled.stdout}${compiled.stderr}`);
 }
