@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { GoalToolsModule } from '../../../examples/add-a-tool/goal-tools.module.js';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, toolError, withClient } from './support/auth.js';
+import { storeHeartRate } from './support/observations.js';
 import { ERAS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 /** The README's "Add a tool" example, imported as the README says, does what the README says. */
@@ -21,21 +22,6 @@ afterAll(async () => {
   await running?.close();
 });
 
-async function storeHeartRate(token: string, value: number, daysAgo: number) {
-  const stored = await fetch(new URL('/api/fhir/Observation', running.url), {
-    method: 'POST',
-    headers: { ...bearer(token), 'content-type': 'application/json' },
-    body: JSON.stringify({
-      resourceType: 'Observation',
-      status: 'final',
-      code: { coding: [{ system: 'http://loinc.org', code: '8867-4', display: 'Heart rate' }] },
-      effectiveDateTime: new Date(Date.now() - daysAgo * 86_400_000).toISOString(),
-      valueQuantity: { value, unit: 'beats/minute', system: 'http://unitsofmeasure.org', code: '/min' },
-    }),
-  });
-  expect(stored.status).toBe(201);
-}
-
 describe('README, "Add a tool"', () => {
   it.each(ERAS)('publishes count_readings_above_goal with the input schema the README shows (%s)', async (era) => {
     const tools = await withClient(running.url, era, {}, async (client) => (await client.listTools()).tools);
@@ -45,10 +31,10 @@ describe('README, "Add a tool"', () => {
   it("counts the caller's own recent readings at or above the goal, never another user's", async () => {
     const alice = await cliToken(running, env, '--sub', 'readme-alice');
     const bob = await cliToken(running, env, '--sub', 'readme-bob');
-    await storeHeartRate(alice, 130, 1);
-    await storeHeartRate(alice, 90, 2);
-    await storeHeartRate(alice, 125, 45); // older than the default 30 days
-    await storeHeartRate(bob, 180, 1);
+    await storeHeartRate(running.url, alice, 130, 1);
+    await storeHeartRate(running.url, alice, 90, 2);
+    await storeHeartRate(running.url, alice, 125, 45); // older than the default 30 days
+    await storeHeartRate(running.url, bob, 180, 1);
     const count = (token: string, args: Record<string, unknown>) =>
       withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'count_readings_above_goal', args));
     expect(await count(alice, { indicator: '8867-4', goal: 120 })).toEqual({ indicator: '8867-4', goal: 120, readingsAboveGoal: 1 });

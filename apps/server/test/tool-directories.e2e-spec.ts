@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
+import { storeHeartRate } from './support/observations.js';
 import { EXAMPLES_DIR, writeToolDirectories, type ToolDirectories } from './support/tool-directory-fixtures.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
@@ -114,7 +115,6 @@ describe(`the worked example (${EXAMPLES_DIR})`, () => {
   it("counts the caller's own readings at or above the goal, never another user's", async () => {
     const alice = await cliToken(running, env, '--sub', 'goal-alice', '--email', 'goal-alice@example.com');
     const bob = await cliToken(running, env, '--sub', 'goal-bob', '--email', 'goal-bob@example.com');
-    const day = 24 * 3600 * 1000;
     // Heart-rate readings stored the way users store them: FHIR Observations through the REST API.
     const readings: [string, number, number][] = [
       [alice, 120, 1],
@@ -125,18 +125,7 @@ describe(`the worked example (${EXAMPLES_DIR})`, () => {
       [bob, 170, 2],
     ];
     for (const [token, value, daysAgo] of readings) {
-      const stored = await fetch(new URL('/api/fhir/Observation', running.url), {
-        method: 'POST',
-        headers: { ...bearer(token), 'content-type': 'application/json' },
-        body: JSON.stringify({
-          resourceType: 'Observation',
-          status: 'final',
-          code: { coding: [{ system: 'http://loinc.org', code: '8867-4', display: 'Heart rate' }] },
-          effectiveDateTime: new Date(Date.now() - daysAgo * day).toISOString(),
-          valueQuantity: { value, unit: 'beats/minute', system: 'http://unitsofmeasure.org', code: '/min' },
-        }),
-      });
-      expect(stored.status).toBe(201);
+      await storeHeartRate(running.url, token, value, daysAgo);
     }
     const count = (token: string, args: Record<string, unknown>) =>
       withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'count_readings_above_goal', args));
