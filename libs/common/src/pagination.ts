@@ -14,7 +14,7 @@ export interface Page<T> {
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 200;
 
-/** `?limit=&cursor=` of every paginated list. */
+/** `?limit=&cursor=` of every paginated list; a request without `limit` gets `DEFAULT_PAGE_SIZE` items at most. */
 export class PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE, description: 'Items per page' })
   @Omittable()
@@ -22,7 +22,7 @@ export class PageQueryDto {
   @IsInt()
   @Min(1)
   @Max(MAX_PAGE_SIZE)
-  limit?: number;
+  limit: number = DEFAULT_PAGE_SIZE;
 
   @ApiPropertyOptional({ description: 'The `nextCursor` of the previous page' })
   @Omittable()

@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProperty } from '@nestjs/swagger';
-import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
+import { ApiTag, PageQueryDto, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { ConversationsService } from './conversations.service.js';
 
@@ -27,7 +27,7 @@ export class ConversationsController {
   @ApiOperation({ summary: 'List your conversations, newest first' })
   @ApiOkResponse({ type: ConversationPageDto, description: 'Newest first' })
   list(@CurrentCaller() caller: UserInfo, @Query() page: PageQueryDto): Promise<ConversationPageDto> {
-    return this.conversations.list(caller.userId, page.limit ?? DEFAULT_PAGE_SIZE, page.cursor);
+    return this.conversations.list(caller.userId, page.limit, page.cursor);
   }
 
   @Delete(':conversationId')

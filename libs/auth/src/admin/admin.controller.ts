@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, CurrentCaller } from '../rest/decorators.js';
 import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, AuditPageDto, UserSearchQueryDto } from './admin.dto.js';
 import { AdminAudit } from './admin-audit.service.js';
@@ -20,7 +20,7 @@ export class AdminController {
   @ApiOperation({ summary: 'List users, oldest first; q matches part of an e-mail, name or subject', operationId: 'adminUsers_search' })
   @ApiOkResponse({ type: AdminUserPageDto })
   search(@Query() query: UserSearchQueryDto) {
-    return this.users.search(query.q, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);
+    return this.users.search(query.q, query.limit, query.cursor);
   }
 
   @Get('users/:id')
@@ -71,6 +71,6 @@ export class AdminController {
   @ApiOperation({ summary: 'List the audit trail, newest first', operationId: 'adminAudit_list' })
   @ApiOkResponse({ type: AuditPageDto })
   auditTrail(@Query() query: PageQueryDto) {
-    return this.audit.list(query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);
+    return this.audit.list(query.limit, query.cursor);
   }
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, DEFAULT_PAGE_SIZE, NotFoundError, PageQueryDto, type UserInfo } from '@app/common';
+import { ApiTag, NotFoundError, PageQueryDto, type UserInfo } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { Authenticated, CurrentCaller } from '../rest/decorators.js';
 import { CreatedSecretDto, SecretPageDto } from './secret-views.dto.js';
@@ -38,7 +38,7 @@ export class McpSecretsController {
   @ApiOperation({ summary: 'List your MCP secrets, newest first, without the secrets themselves' })
   @ApiOkResponse({ type: SecretPageDto })
   list(@CurrentCaller() caller: UserInfo, @Query() query: PageQueryDto): Promise<SecretPageDto> {
-    return this.secrets.list(caller.userId, query.limit ?? DEFAULT_PAGE_SIZE, query.cursor);
+    return this.secrets.list(caller.userId, query.limit, query.cursor);
   }
 
   @Delete(':id')

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { plainToInstance } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsString, MaxLength, ValidateIf, validateSync } from 'class-validator';
+import { DEFAULT_PAGE_SIZE, PageQueryDto } from '../pagination.js';
 import { fieldProblems, Omittable } from './validation.js';
 
 class Probe {
@@ -38,5 +39,19 @@ describe('fieldProblems', () => {
   it('names the topmost failing check of a property: its type before its length', () => {
     expect(problems({})).toEqual({ label: 'label must be a string' });
     expect(problems({ label: 'too long' })).toEqual({ label: 'label must be shorter than or equal to 5 characters' });
+  });
+});
+
+describe('PageQueryDto', () => {
+  const page = (plain: object) => plainToInstance(PageQueryDto, plain);
+
+  it('gives the default page size to a request without limit, and the caller’s own otherwise', () => {
+    expect(page({}).limit).toBe(DEFAULT_PAGE_SIZE);
+    expect(page({ limit: '7' }).limit).toBe(7);
+    expect(fieldProblems(validateSync(page({})))).toEqual({});
+  });
+
+  it.each([['0'], ['201'], ['ten'], ['']])('refuses limit=%j, naming limit', (limit) => {
+    expect(Object.keys(fieldProblems(validateSync(page({ limit }))))).toEqual(['limit']);
   });
 });

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { DEFAULT_PAGE_SIZE, PageQueryDto, Omittable } from '@app/common';
+import { PageQueryDto, Omittable } from '@app/common';
 import { IsIn, Matches } from 'class-validator';
 import type { StoredFileEntity } from '../entities/stored-file.entity.js';
 import type { FileListQuery, FileSort } from '../files.service.js';
@@ -65,7 +65,7 @@ export class FileListQueryDto extends PageQueryDto {
 /** The service's query, with the defaults filled in. */
 export function listQueryOf(query: FileListQueryDto): FileListQuery {
   return {
-    limit: query.limit ?? DEFAULT_PAGE_SIZE,
+    limit: query.limit,
     sort: query.sort ?? 'time',
     ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
     ...(query.mime !== undefined ? { mime: query.mime } : {}),

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiForbiddenResponse, ApiGoneResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, type UserInfo } from '@app/common';
+import { ApiTag, PageQueryDto, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { InvitationAnswerDto, InvitationOutcomeDto, PendingInvitationPageDto } from '../dto/circle.dto.js';
 import type { CircleView } from './care-circles.service.js';
@@ -25,7 +25,7 @@ export class InvitationsController {
   @ApiOkResponse({ type: PendingInvitationPageDto, description: 'Open invitations to your verified e-mail address, newest first' })
   @ApiForbiddenResponse({ description: UNVERIFIED })
   list(@CurrentCaller() caller: UserInfo, @Query() page: PageQueryDto): Promise<PendingInvitationPageDto> {
-    return this.invitations.pendingFor(caller, page.limit ?? DEFAULT_PAGE_SIZE, page.cursor);
+    return this.invitations.pendingFor(caller, page.limit, page.cursor);
   }
 
   @Post('accept')

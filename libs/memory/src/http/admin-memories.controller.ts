@@ -1,6 +1,6 @@
 import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, DEFAULT_PAGE_SIZE, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, AdminUsers, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
 import { ErasedMemoriesDto, MemoryPageDto } from './memory.dto.js';
@@ -21,7 +21,7 @@ export class AdminMemoriesController {
   @ApiNotFoundResponse({ description: 'No such user' })
   async list(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Query() query: PageQueryDto): Promise<MemoryPageDto> {
     await this.admins.audited(admin, userId, 'memories.view');
-    return this.store.list(userId, { limit: query.limit ?? DEFAULT_PAGE_SIZE, ...(query.cursor ? { cursor: query.cursor } : {}) });
+    return this.store.list(userId, { limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
   }
 
   @Delete(':id')

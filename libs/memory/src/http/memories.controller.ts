@@ -8,7 +8,7 @@ import {
   ApiOperation,
   ApiServiceUnavailableResponse,
 } from '@nestjs/swagger';
-import { ApiTag, DEFAULT_PAGE_SIZE, InvalidInputError, type UserInfo } from '@app/common';
+import { ApiTag, InvalidInputError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
 import { CreatedMemoryDto, CreateMemoryDto, ListMemoriesQueryDto, MemoryDto, MemoryExportDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
@@ -29,7 +29,7 @@ export class MemoriesController {
   @ApiOperation({ summary: 'List your memories, newest first; with q, search them, best first' })
   @ApiOkResponse({ type: MemoryPageDto })
   async list(@CurrentCaller() caller: UserInfo, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const limit = query.limit;
     if (query.q === undefined)
       return this.store.list(caller.userId, { limit, ...(query.kind ? { kind: query.kind } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
     if (query.cursor) throw new InvalidInputError('A search answers a single page: drop cursor, or q', { cursor: 'not allowed with q' });
