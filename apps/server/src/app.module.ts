@@ -1,5 +1,4 @@
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
 import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { AuthModule } from '@app/auth';
@@ -16,7 +15,6 @@ import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
 import { loggingModule } from './logging.js';
-import { UnexpectedErrorFilter } from './unexpected-error.filter.js';
 
 export interface AppExtensions {
   /** Modules of your own whose `*Service` providers add tools, resources and prompts. */
@@ -65,7 +63,7 @@ export class AppModule {
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register(config.toolDirectories)] : []),
       ],
       controllers: [HealthController, AdminToolsController],
-      providers: [GracefulShutdown, { provide: APP_FILTER, useClass: UnexpectedErrorFilter }],
+      providers: [GracefulShutdown],
     };
   }
 }

@@ -3,7 +3,7 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE, DiscoveryModule } from '@nestjs/core';
 import { BackgroundWrites } from './background-writes.js';
 import { InstanceBroadcast } from './instance-broadcast.js';
-import { DomainErrorFilter } from './rest/domain-error.filter.js';
+import { ErrorFilter } from './rest/error.filter.js';
 import { createValidationPipe } from './rest/validation.js';
 import { PublicAddress } from './public-address.js';
 import { Signer } from './signer.js';
@@ -25,7 +25,7 @@ export interface CommonModuleOptions {
 /**
  * What every lib shares and no lib owns: background writes, the signer, the user-data
  * contributors, the server's public address, the broadcast between instances, and the REST
- * conventions (one validation pipe, domain errors as HTTP statuses).
+ * conventions (one validation pipe, one exception filter).
  * Global: the app imports it once with `forRoot`.
  */
 @Module({})
@@ -42,7 +42,7 @@ export class CommonModule {
         { provide: PublicAddress, useValue: new PublicAddress(options.publicBaseUrl) },
         { provide: InstanceBroadcast, useFactory: () => new InstanceBroadcast(options.redisUrl) },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: APP_FILTER, useClass: DomainErrorFilter },
+        { provide: APP_FILTER, useClass: ErrorFilter },
       ],
       exports: [BackgroundWrites, UserDataContributors, Signer, PublicAddress, InstanceBroadcast],
     };

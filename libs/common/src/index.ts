@@ -43,7 +43,7 @@ export {
   type KeyValues,
   type Page,
 } from './pagination.js';
-export { DomainErrorFilter, type ErrorBody } from './rest/domain-error.filter.js';
+export { ErrorFilter, JSON_RPC_ROUTE_CONFIG, JSON_RPC_SERVER_ERROR, type ErrorBody } from './rest/error.filter.js';
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';

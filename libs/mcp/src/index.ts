@@ -19,7 +19,6 @@ export type { OptionalToolClass } from './explorer/mcp-explorer.service.js';
 export { exploreClasses, type ClassToExplore, type ExploreLog } from './explorer/explore-classes.js';
 export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';
 export { SERVER_ERROR } from './http/json-rpc-error.js';
-export { MCP_ROUTE_PATHS } from './http/mcp-route.js';
 export { McpModule, type McpModuleSettings } from './mcp.module.js';
 export { McpHttpService } from './http/mcp-http.service.js';
 export { McpRegistry, type InProcessCallOptions } from './registry/mcp-registry.js';

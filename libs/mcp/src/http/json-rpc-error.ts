@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
+import { JSON_RPC_SERVER_ERROR } from '@app/common';
 
 export type JsonRpcId = string | number | null;
 
 /** JSON-RPC's implementation-defined server error, for refusals of the HTTP exchange itself (429, 406, guards). */
-export const SERVER_ERROR = -32000;
+export const SERVER_ERROR = JSON_RPC_SERVER_ERROR;
 
 /** The id of a single parsed JSON-RPC request, so an error answer names the request it refuses; `null` when there is none to read. */
 export function jsonRpcIdOf(body: unknown): JsonRpcId {

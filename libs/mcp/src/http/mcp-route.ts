@@ -1,6 +1,7 @@
 import { HttpException, Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, ExternalContextCreator, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { JSON_RPC_ROUTE_CONFIG } from '@app/common';
 import { MCP_RATE_LIMIT, type McpRateLimit, type RateLimitVerdict } from '../caller.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError } from './json-rpc-error.js';
 import { McpHttpService } from './mcp-http.service.js';
@@ -41,7 +42,7 @@ export class McpRoute implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     const handler = hasGlobalEnhancers(this.discovery) ? this.enhanced() : (request: FastifyRequest, reply: FastifyReply) => this.serve(request, reply);
-    for (const path of MCP_ROUTE_PATHS) fastify.all(path, handler);
+    for (const path of MCP_ROUTE_PATHS) fastify.all(path, { config: JSON_RPC_ROUTE_CONFIG }, handler);
   }
 
   serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
