@@ -40,7 +40,7 @@ export class AppModule {
           // The auth section's key: the rate limits were its first use.
           redisUrl: config.auth.redisUrl,
         }),
-        DatabaseModule.forRoot({ url: config.DATABASE_URL, dataDir: config.DATA_DIR }),
+        DatabaseModule.forRoot({ ...config.database, dataDir: config.DATA_DIR }),
         TerminusModule,
         McpModule.forRoot({
           serverInfo: { name: 'mirobody', version: config.version },

@@ -33,7 +33,7 @@ export async function bootstrap(extensions: AppExtensions = {}): Promise<NestFas
     log.fatal(message);
     process.exit(1);
   };
-  if (!config.DATABASE_URL) checkEmbeddedDatabase(config.DATA_DIR, log, refuse);
+  if (!config.database.url) checkEmbeddedDatabase(config.DATA_DIR, log, refuse);
 
   const app = await createApp(config, extensions).catch((error: unknown) =>
     error instanceof DirectoryLockedError ? refuse(error.message) : Promise.reject(error),
@@ -43,7 +43,7 @@ export async function bootstrap(extensions: AppExtensions = {}): Promise<NestFas
   const docs = app.getHttpAdapter().getInstance().hasRoute({ method: 'GET', url: '/docs' }) ? `, API docs at ${config.PUBLIC_BASE_URL}/docs` : '';
   new Logger('Bootstrap').log(
     `MCP endpoint listening on ${await app.getUrl()}/mcp, public address ${config.PUBLIC_BASE_URL}/mcp${docs}; ` +
-      `database: ${describeDatabase({ url: config.DATABASE_URL, dataDir: config.DATA_DIR })}`,
+      `database: ${describeDatabase({ ...config.database, dataDir: config.DATA_DIR })}`,
   );
   return app;
 }

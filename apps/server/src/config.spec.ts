@@ -29,7 +29,7 @@ describe('loadAppConfig', () => {
       SHUTDOWN_GRACE_SECONDS: 10,
       BODY_LIMIT_BYTES: 1_048_576,
     });
-    expect(config.DATABASE_URL).toBeUndefined();
+    expect(config.database.url).toBeUndefined();
   });
 
   it('layers config.yaml, then config.{ENV}.yaml, then the environment', () => {
@@ -40,7 +40,7 @@ describe('loadAppConfig', () => {
       PORT: 9001,
       HOST: '0.0.0.0',
       LOG_LEVEL: 'debug',
-      DATABASE_URL: 'postgres://me@db.example:5432/mirobody',
+      database: { url: 'postgres://me@db.example:5432/mirobody' },
       mcp: expect.objectContaining({ allowedHostnames: ['a.example', 'b.example'] }),
       PUBLIC_BASE_URL: 'http://localhost:9001',
     });

@@ -20,6 +20,7 @@ import {
   type ConfigSection,
   type Env,
 } from '@app/common';
+import { databaseConfig, type DatabaseSettings } from '@app/database';
 import { filesConfig } from '@app/files';
 import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
@@ -46,8 +47,6 @@ export interface AppConfig {
   PUBLIC_BASE_URL_CONFIGURED: boolean;
   /** Absolute path of the directory for the server's own files (the embedded database lives in `pg/` there). */
   DATA_DIR: string;
-  /** A PostgreSQL server; without it the embedded database is used. */
-  DATABASE_URL?: string;
   LOG_LEVEL: LogLevel;
   LOG_FORMAT: LogFormat;
   /**
@@ -65,6 +64,8 @@ export interface AppConfig {
   MCP_CONFORMANCE_FIXTURES: boolean;
   /** `CommonModule.forRoot` options (the signing secret). */
   common: CommonModuleOptions;
+  /** `DatabaseModule.forRoot` options but for the data directory (`DATABASE_URL`). */
+  database: DatabaseSettings;
   /** `McpModule.forRoot` options, but for the server's identity. */
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
   /** `AuthModule.forRoot` options but for the app's address and data directory: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys. */
@@ -106,24 +107,13 @@ function corsOrigins(origins: string[]): string[] | undefined {
   return origins.length ? origins : undefined;
 }
 
-/** Never echoes the value: the URL may carry a password. */
-function databaseUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  const url = parseUrl(raw);
-  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || !url.hostname) {
-    throw new ConfigError('DATABASE_URL', 'expected postgres://user:password@host:port/database');
-  }
-  return raw;
-}
-
-/** The app's own keys: where it listens and keeps its files, the database, logs, shutdown. */
+/** The app's own keys: where it listens and keeps its files, logs, shutdown. */
 const serverConfig = defineConfigSection({
   keys: {
     PORT: int(18080, { min: 0, max: 65535 }),
     HOST: str('127.0.0.1'),
     PUBLIC_BASE_URL: optionalStr(),
     DATA_DIR: str('./data'),
-    DATABASE_URL: optionalStr(),
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
     LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
     LOG_REQUEST_CONTEXT: bool(false),
@@ -138,7 +128,6 @@ const serverConfig = defineConfigSection({
     PUBLIC_BASE_URL: publicBaseUrl(values.PUBLIC_BASE_URL, values.HOST, values.PORT),
     PUBLIC_BASE_URL_CONFIGURED: !!values.PUBLIC_BASE_URL,
     DATA_DIR: resolve(values.DATA_DIR),
-    DATABASE_URL: databaseUrl(values.DATABASE_URL),
     LOG_LEVEL: values.LOG_LEVEL,
     LOG_FORMAT: values.LOG_FORMAT,
     LOG_REQUEST_CONTEXT: values.LOG_REQUEST_CONTEXT,
@@ -153,6 +142,7 @@ const serverConfig = defineConfigSection({
 export const CONFIG_SECTIONS: readonly ConfigSection<unknown>[] = [
   serverConfig,
   commonConfig,
+  databaseConfig,
   mcpConfig,
   authConfig,
   toolDirectoriesConfig,
@@ -275,6 +265,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     version: packageVersion(),
     ...server,
     common: commonConfig.load(env),
+    database: databaseConfig.load(env),
     mcp: mcpConfig.load(env),
     auth: authConfig.load(env),
     toolDirectories: toolDirectoriesConfig.load(env),

@@ -105,7 +105,7 @@ describe('docker-compose.yml', () => {
       auth: { jwtSecret: SECRETS.JWT_SECRET },
       LOG_FORMAT: 'json',
     });
-    expect(new URL(config.DATABASE_URL!)).toMatchObject({ hostname: 'postgres', password: SECRETS.POSTGRES_PASSWORD });
+    expect(new URL(config.database.url!)).toMatchObject({ hostname: 'postgres', password: SECRETS.POSTGRES_PASSWORD });
     expect(postgres.environment.POSTGRES_PASSWORD).toBe(SECRETS.POSTGRES_PASSWORD);
   });
 
@@ -131,7 +131,7 @@ describe('docker-compose.yml', () => {
       const fromDotEnv = composeWith(generated);
       const config = loadAppConfig({ ...imageEnvironment, ...fromDotEnv.services.mirobody.environment, MCP_TOOL_DIRS: mountedTools });
       expect(config).toMatchObject({ common: { signingSecret: generated.SIGNING_SECRET }, auth: { jwtSecret: generated.JWT_SECRET } });
-      expect(decodeURIComponent(new URL(config.DATABASE_URL!).password)).toBe(generated.POSTGRES_PASSWORD);
+      expect(decodeURIComponent(new URL(config.database.url!).password)).toBe(generated.POSTGRES_PASSWORD);
       // MinIO refuses a root password under 8 characters.
       expect(fromDotEnv.services.minio.environment.MINIO_ROOT_PASSWORD.length).toBeGreaterThanOrEqual(8);
       // Fresh values each time: nothing is a default in disguise.

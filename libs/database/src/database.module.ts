@@ -3,13 +3,13 @@ import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
 import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { AbstractLogger, QueryFailedError, type LogLevel, type LogMessage } from 'typeorm';
+import type { DatabaseSettings } from './database.config.js';
 import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vector.js';
 import { collectMigrations, DatabaseFeature, type DatabaseFeatureOptions, type MigrationClass } from './database-feature.js';
 import { pgliteDriver } from './pglite-pool.js';
 
-export interface DatabaseModuleOptions {
-  /** `postgres://` URL of a PostgreSQL server. Without it, an embedded PostgreSQL (PGlite) keeps its files in `${dataDir}/pg`. */
-  url?: string;
+/** Without `url`, an embedded PostgreSQL (PGlite) keeps its files in `${dataDir}/pg`. */
+export interface DatabaseModuleOptions extends DatabaseSettings {
   /** The server's data directory. */
   dataDir: string;
 }
