@@ -2,7 +2,7 @@
 // Runs the official MCP conformance suite against the built server, the way the suite scores a
 // revision (`server --url <url> --requirements <revision>`), for every revision we claim.
 //
-// Starts dist/apps/server/src/main.js on a free port and a throw-away DATA_DIR with MCP_CONFORMANCE_FIXTURES=true, waits
+// Starts dist/apps/server/src/main.js on a free port and a throw-away DATA_DIR with the fixture tool directory (MCP_TOOL_DIRS), waits
 // until it answers, runs the suite per revision with a Node >= 22 binary (the suite needs it; the
 // server itself runs on this Node; see findSuiteNode), prints a summary and exits non-zero if any scored scenario
 // failed, the suite could not run, or the server died. Not-scored scenarios (pending, extensions)
@@ -22,6 +22,8 @@ const root = resolve(import.meta.dirname, '..');
 const SUITE = join(root, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const SUITE_NODE_MAJOR = 22;
 const SERVER = join(root, 'dist/apps/server/src/main.js');
+/** The tools, resources and prompts the suite expects: a tool directory, as a deployment's own tools are. */
+const FIXTURES = join(root, 'apps/server/test/support/conformance-tools');
 const REVISIONS = ['2025-11-25', '2026-07-28'];
 // A first start creates the embedded database: seconds on an idle machine, a minute or more on a busy CI host.
 const STARTUP_TIMEOUT_MS = 180_000;
@@ -123,7 +125,7 @@ function freePort() {
 function startServer(port, dataDir) {
   const child = spawn(process.execPath, [SERVER], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MCP_CONFORMANCE_FIXTURES: 'true', NO_COLOR: '1' },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, MCP_TOOL_DIRS: FIXTURES, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const log = [];

@@ -57,7 +57,7 @@ export class AppModule {
         MemoryModule.forRoot(config.memory),
         HealthModule,
         ConversationsModule,
-        ToolsModule.forRoot(config),
+        ToolsModule,
         ...(extensions.imports ?? []),
         // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register(config.toolDirectories)] : []),

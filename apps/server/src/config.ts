@@ -61,7 +61,6 @@ export interface AppConfig {
   SHUTDOWN_GRACE_SECONDS: number;
   /** The largest JSON body (REST and `/mcp`) the server reads; file uploads are streamed and have their own limit. */
   BODY_LIMIT_BYTES: number;
-  MCP_CONFORMANCE_FIXTURES: boolean;
   /** `CommonModule.forRoot` options (the signing secret). */
   common: CommonModuleOptions;
   /** `DatabaseModule.forRoot` options but for the data directory (`DATABASE_URL`). */
@@ -120,7 +119,6 @@ const serverConfig = defineConfigSection({
     CORS_ORIGINS: list(),
     SHUTDOWN_GRACE_SECONDS: int(10, { min: 0, max: 600 }),
     BODY_LIMIT_BYTES: int(1_048_576, { min: 1024, max: 1_073_741_824 }),
-    MCP_CONFORMANCE_FIXTURES: bool(false),
   },
   toOptions: (values) => ({
     PORT: values.PORT,
@@ -134,7 +132,6 @@ const serverConfig = defineConfigSection({
     CORS_ORIGINS: corsOrigins(values.CORS_ORIGINS),
     SHUTDOWN_GRACE_SECONDS: values.SHUTDOWN_GRACE_SECONDS,
     BODY_LIMIT_BYTES: values.BODY_LIMIT_BYTES,
-    MCP_CONFORMANCE_FIXTURES: values.MCP_CONFORMANCE_FIXTURES,
   }),
 });
 

@@ -13,6 +13,7 @@ import type { AppExtensions } from './app.module.js';
 export { Inject, Injectable, Logger, Optional, UseGuards, UseInterceptors } from '@nestjs/common';
 export { ConfigService } from '@nestjs/config';
 export { DataSource } from 'typeorm';
+export { InvalidInputError } from '@app/common';
 export {
   Arg,
   CurrentUser,
@@ -21,6 +22,7 @@ export {
   McpCompletion,
   McpPrompt,
   McpResource,
+  McpRequestState,
   McpResourceTemplate,
   McpTool,
   McpToolContext,

@@ -29,7 +29,7 @@ async function providerClasses(root: ModuleRef, seen = new Set<unknown>()): Prom
  */
 export async function catalogFromConfig(config: AppConfig, format: CatalogFormat, agent: string | undefined, log: ExploreLog): Promise<ToolCatalog> {
   const fromDirectories = await importToolFiles(findToolFiles(config.toolDirectories.directories), log);
-  const packaged = await providerClasses(ToolsModule.forRoot(config));
+  const packaged = await providerClasses(ToolsModule);
   return offlineCatalog(
     { classes: [...fromDirectories, ...packaged], config: new ConfigService(config), agentTools: config.mcp.agentTools, log },
     format,

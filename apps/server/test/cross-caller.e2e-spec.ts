@@ -3,7 +3,7 @@ import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { openExchange, type Message } from './support/raw-http.js';
 import { describeNeeding } from './support/services.js';
 import { createTestDatabase, postgresService, SHARED_DATABASE_SERVER_URL, type TestDatabase } from './support/test-database.js';
-import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
+import { CONFORMANCE_TOOLS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 /**
  * Three parties (user A, user B, anonymous) on the session-less path, in a 2025 session, and across
@@ -14,7 +14,7 @@ import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test
 const ENV = {
   JWT_SECRET: TEST_JWT_SECRET,
   MCP_SESSION_SECRET: 'a-session-signing-key-of-at-least-32-chars',
-  MCP_CONFORMANCE_FIXTURES: 'true',
+  MCP_TOOL_DIRS: CONFORMANCE_TOOLS,
   RATE_LIMIT_REQUESTS: '0',
   RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
   // Tokens outlive a session here: the expiry test moves the clock past the session's end, not the token's.

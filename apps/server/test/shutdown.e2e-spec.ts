@@ -7,7 +7,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { Arg, McpTool, ok } from '@app/mcp';
 import { seedEmbeddedDatabase } from './support/pglite-template.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './support/test-database.js';
-import { JSON_HEADERS, postRaw, startApp } from './support/test-app.js';
+import { CONFORMANCE_TOOLS, JSON_HEADERS, postRaw, startApp } from './support/test-app.js';
 
 @Injectable()
 class SlowService {
@@ -94,7 +94,7 @@ describe('the built server', () => {
         MCP_MAX_SESSIONS: '1',
         LOG_REQUEST_CONTEXT: 'true',
         // For test_sampling, a call that waits on the client until it hangs up.
-        MCP_CONFORMANCE_FIXTURES: 'true',
+        MCP_TOOL_DIRS: CONFORMANCE_TOOLS,
         ...(database ? { DATABASE_URL: database.url } : {}),
       },
       stdio: ['ignore', 'pipe', 'inherit'],

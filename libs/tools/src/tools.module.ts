@@ -1,8 +1,7 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { ConversationsModule } from '@app/conversations';
 import { HealthModule } from '@app/health';
 import { RenderChartService } from './chart/render-chart.service.js';
-import { ConformanceFixturesModule } from './conformance/conformance-fixtures.module.js';
 import { SummarizeConversationService } from './conversations/summarize-conversation.service.js';
 import { EchoService } from './echo.service.js';
 import { MemoryToolsService } from './memory/memory-tools.service.js';
@@ -10,24 +9,14 @@ import { FilesToolsService } from './files/files-tools.service.js';
 import { FamilyHealthService } from './health/family-health.service.js';
 import { WhoamiService } from './whoami.service.js';
 
-export interface ToolsModuleOptions {
-  /** Registers the tools, resources and prompts the MCP conformance suite expects. */
-  MCP_CONFORMANCE_FIXTURES: boolean;
-}
-
 /**
- * The built-in tools, plus the conformance fixtures when switched on. It registers tools only: the
- * app module imports (and configures) the feature modules whose services the tools call. Health
- * and conversations are imported here for their exports, the very module instances the app holds;
- * the memory store and file storage are global, as tool directories inject them too.
+ * The built-in tools. It registers tools only: the app module imports (and configures) the feature
+ * modules whose services the tools call. Health and conversations are imported here for their
+ * exports, the very module instances the app holds; the memory store and file storage are global,
+ * as tool directories inject them too.
  */
-@Module({})
-export class ToolsModule {
-  static forRoot(options: ToolsModuleOptions): DynamicModule {
-    return {
-      module: ToolsModule,
-      imports: [HealthModule, ConversationsModule, ...(options.MCP_CONFORMANCE_FIXTURES ? [ConformanceFixturesModule] : [])],
-      providers: [EchoService, WhoamiService, MemoryToolsService, FilesToolsService, FamilyHealthService, SummarizeConversationService, RenderChartService],
-    };
-  }
-}
+@Module({
+  imports: [HealthModule, ConversationsModule],
+  providers: [EchoService, WhoamiService, MemoryToolsService, FilesToolsService, FamilyHealthService, SummarizeConversationService, RenderChartService],
+})
+export class ToolsModule {}

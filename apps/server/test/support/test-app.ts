@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AppExtensions } from '../../src/app.module.js';
@@ -9,6 +9,9 @@ import { createApp } from '../../src/create-app.js';
 import { seedEmbeddedDatabase } from './pglite-template.js';
 import { ProbeToolsModule } from './probe-tools.module.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './test-database.js';
+
+/** The tools, resources and prompts the MCP conformance suite expects, as a tool directory (`MCP_TOOL_DIRS`). */
+export const CONFORMANCE_TOOLS = resolve(import.meta.dirname, 'conformance-tools');
 
 export interface RunningApp {
   app: NestFastifyApplication;

@@ -1,6 +1,5 @@
-import { Injectable } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { Arg, McpTool } from '@app/mcp';
+import { Arg, Injectable, McpTool } from 'mirobody';
 
 /**
  * Tools whose point is their input schema. Both schemas are written by hand (`inputSchema`)

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
 import {
   acceptedContent,
   CLIENT_CAPABILITIES_META_KEY,
@@ -10,9 +9,8 @@ import {
   type InputRequests,
   type InputRequiredResult,
 } from '@modelcontextprotocol/server';
-import { InvalidInputError } from '@app/common';
-import { McpPrompt, McpRequestState, McpTool, McpToolContext, ToolContext } from '@app/mcp';
-import { formSchema, NO_ARGUMENTS } from './fixture-data.js';
+import { Injectable, InvalidInputError, McpPrompt, McpRequestState, McpTool, McpToolContext, ToolContext } from 'mirobody';
+import { formSchema, NO_ARGUMENTS } from './_fixture-data.js';
 
 type Outcome = Promise<CallToolResult | InputRequiredResult>;
 

@@ -1,7 +1,6 @@
-import { Injectable } from '@nestjs/common';
 import type { GetPromptResult, ReadResourceResult } from '@modelcontextprotocol/server';
-import { McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from '@app/mcp';
-import { TEST_IMAGE_BASE64 } from './fixture-data.js';
+import { Injectable, McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from 'mirobody';
+import { TEST_IMAGE_BASE64 } from './_fixture-data.js';
 
 const userText = (text: string): GetPromptResult['messages'][number] => ({ role: 'user', content: { type: 'text', text } });
 

@@ -1,7 +1,6 @@
-import { Injectable } from '@nestjs/common';
 import { inputRequired, type CallToolResult, type InputRequiredResult } from '@modelcontextprotocol/server';
-import { Arg, McpTool, McpToolContext, ToolContext } from '@app/mcp';
-import { NO_ARGUMENTS, sleep, TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from './fixture-data.js';
+import { Arg, Injectable, McpTool, McpToolContext, ToolContext } from 'mirobody';
+import { NO_ARGUMENTS, sleep, TEST_AUDIO_BASE64, TEST_IMAGE_BASE64 } from './_fixture-data.js';
 
 const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
 
