@@ -18,7 +18,7 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { agentFromAuthInfo, callerFromAuthInfo, callerKey } from '../caller.js';
 import { takesContext, type McpRegistry, type RegisteredTool } from '../registry/mcp-registry.js';
-import { handOverResult } from '../server/handed-over-result.js';
+import { withHandedOverResult } from '../server/handed-over-result.js';
 import { isPlainObject, isUnchangedBySdk, nonObjectOutputSchema } from './sdk-result-shape.js';
 
 /**
@@ -67,7 +67,7 @@ type LaneRequest =
  * 401 challenge), so it sees only callers that may call; the caller comes from the credential alone,
  * and a session only serves the caller it is bound to. A result it cannot prove the SDK passes
  * unchanged (a tool's own content blocks, a class instance, an input request) goes to the SDK path
- * of its exchange with the call already made (`handOverResult`), never run twice.
+ * of its exchange with the call already made (`withHandedOverResult`), never run twice.
  */
 export class FastLane {
   /** The `_meta` the 2026 codec stamps on every result (`stampServerInfoMeta`). */
@@ -128,8 +128,7 @@ export class FastLane {
     authInfo: AuthInfo | undefined,
     result: CallToolResult | InputRequiredResult,
   ) {
-    const carrier: AuthInfo = { token: '', clientId: callerFromAuthInfo(authInfo)?.userId ?? '', scopes: [], ...authInfo };
-    handOverResult(carrier, result);
+    const carrier = withHandedOverResult(authInfo, callerFromAuthInfo(authInfo)?.userId ?? '', result);
     if (exchange.kind === 'stateless') return this.routes.shared(body, response, carrier);
     const raw = Object.assign(request.raw, { auth: carrier });
     if (exchange.kind === 'modern') return this.routes.modern(raw, response, body);

@@ -4,7 +4,7 @@ import { agentFromAuthInfo } from '../caller.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRequestState } from './mcp-request-state.js';
-import { handedOverResult } from './handed-over-result.js';
+import { takeHandedOverResult } from './handed-over-result.js';
 
 /**
  * Builds SDK `Server` instances whose handlers read the registry. Construction only attaches
@@ -33,7 +33,7 @@ export class McpServerFactory {
     const agentOf = (ctx: ServerContext) => agentFromAuthInfo(ctx.http?.authInfo);
     server.setRequestHandler('tools/list', async (_request, ctx) => registry.listTools(agentOf(ctx)));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const result = handedOverResult(ctx.http?.authInfo) ?? (await registry.callTool(request.params.name, request.params.arguments, ctx));
+      const result = takeHandedOverResult(ctx.http?.authInfo) ?? (await registry.callTool(request.params.name, request.params.arguments, ctx));
       if (isInputRequiredResult(result)) return result;
       return server.projectCallToolResult(result, registry.getTool(request.params.name)?.definition.outputSchema);
     });
