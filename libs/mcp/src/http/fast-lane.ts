@@ -1,13 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
-  classifyInboundRequest,
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
   isJsonContentType,
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type AuthInfo,
   type CallToolResult,
   type Implementation,
@@ -19,14 +17,18 @@ import type { FastifyRequest } from 'fastify';
 import { agentFromAuthInfo, callerFromAuthInfo, callerKey } from '../caller.js';
 import { takesContext, type McpRegistry, type RegisteredTool } from '../registry/mcp-registry.js';
 import { withHandedOverResult } from '../server/handed-over-result.js';
-import { isPlainObject, isUnchangedBySdk, nonObjectOutputSchema } from './sdk-result-shape.js';
-
-/**
- * The modern revision the SDK's `createMcpHandler` serves. The SDK keeps its list of modern
- * revisions to itself (`SUPPORTED_PROTOCOL_VERSIONS` is the 2025 `initialize` list), so a request
- * naming any other modern revision is left to it.
- */
-const MODERN_REVISION = '2026-07-28';
+import {
+  acceptsJsonAndEventStream,
+  isPlainObject,
+  isServedLegacyVersion,
+  isUnchangedBySdk,
+  JSON_HEADERS,
+  MODERN_RESULT_DEFAULTS,
+  MODERN_REVISION,
+  nonObjectOutputSchema,
+  servableModern,
+  SSE_HEADERS,
+} from './sdk-parity/index.js';
 
 /** A live 2025 session of this instance, as the session store holds it. */
 export interface LaneSession {
@@ -167,7 +169,7 @@ export class FastLane {
   /** The 2026 codec's encoding of a plain tool list: `resultType`, the cache fields' defaults, the server's identity. */
   private modernList(list: ReturnType<McpRegistry['listTools']>): Buffer | null {
     if (Object.keys(list).some((key) => key !== 'tools') || list.tools.some((tool) => 'execution' in tool)) return null;
-    const head = JSON.stringify({ ...list, resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    const head = JSON.stringify({ ...list, ...MODERN_RESULT_DEFAULTS });
     return Buffer.from(`${head.slice(0, -1)},"_meta":${this.modernResultMeta}}`);
   }
 
@@ -220,50 +222,12 @@ function exchangeKind(request: FastifyRequest): ExchangeKind | undefined {
     return typeof headers['mcp-method'] === 'string' && isJsonContentType(headers['content-type']) ? 'modern' : undefined;
   }
   if (headers['mcp-method'] !== undefined) return undefined;
-  const accept = headers.accept;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if (version !== undefined && (typeof version !== 'string' || !SUPPORTED_PROTOCOL_VERSIONS.includes(version))) return undefined;
+  if (!acceptsJsonAndEventStream(headers.accept) || !isServedLegacyVersion(version)) return undefined;
   const sessionId = headers['mcp-session-id'];
   if (sessionId === undefined) return 'stateless';
   // A session's transport refuses other media types itself (415).
   return typeof sessionId === 'string' && isJsonContentType(headers['content-type']) ? 'session' : undefined;
 }
-
-/**
- * True when `createMcpHandler` would dispatch this 2026 request to its server: the SDK's own
- * classifier finds a well-formed envelope naming this revision that agrees with the
- * `MCP-Protocol-Version` and `Mcp-Method` headers, and the required-header rung it runs next
- * (`validateStandardRequestHeaders`, which the SDK does not export) passes: a `tools/call` names
- * its tool in `Mcp-Name`, verbatim (the SDK would decode a Base64 sentinel and strip blanks).
- */
-function servableModern(headers: FastifyRequest['headers'], body: JSONRPCRequest): boolean {
-  if (!classifiedModern(headers['mcp-method'] as string, body)) return false;
-  if (body.method !== 'tools/call') return true;
-  const name = (body.params as { name: string }).name;
-  return headers['mcp-name'] === name && name === name.trim() && !name.startsWith('=?');
-}
-
-/**
- * The SDK classifier's verdict on a request `take` accepted (a plain JSON-RPC request with plain
- * params): it reads only the method, the two headers and `params._meta`, so its verdict is
- * remembered by those. A client sends the same envelope with every request, and the envelope's
- * schema validation is most of what classifying costs. Bounded: a flood of distinct envelopes
- * only empties the memo.
- */
-function classifiedModern(methodHeader: string, body: JSONRPCRequest): boolean {
-  const key = `${body.method}\n${methodHeader}\n${JSON.stringify((body.params as Record<string, unknown>)._meta)}`;
-  let verdict = modernVerdicts.get(key);
-  if (verdict === undefined) {
-    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: methodHeader, body });
-    verdict = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN_REVISION;
-    if (modernVerdicts.size >= MAX_MODERN_VERDICTS) modernVerdicts.clear();
-    modernVerdicts.set(key, verdict);
-  }
-  return verdict;
-}
-
-const modernVerdicts = new Map<string, boolean>();
-const MAX_MODERN_VERDICTS = 1000;
 
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
 
@@ -302,11 +266,6 @@ async function answer(response: ServerResponse, exchange: Exchange, id: RequestI
   if (exchange.session.jsonResponse) return writeOnce(response, { ...JSON_HEADERS, ...sessionHeader }, message);
   writeOnce(response, { ...SSE_HEADERS, ...sessionHeader }, ['event: message\ndata: ', ...message, '\n\n']);
 }
-
-const JSON_HEADERS = { 'content-type': 'application/json' };
-
-/** The headers of the SDK's streamable HTTP transport on an SSE answer. */
-const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' };
 
 /**
  * One `writeHead` and one socket write. A cached payload (a tool list) goes out as it is between

@@ -4,7 +4,6 @@ import { toNodeHandler, type NodeMcpRequestHandler } from '@modelcontextprotocol
 import {
   classifyInboundRequest,
   createMcpHandler,
-  SUPPORTED_PROTOCOL_VERSIONS,
   type AuthInfo,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -35,6 +34,7 @@ import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './sessi
 import { SharedServerTransport } from './shared-server-transport.js';
 import { FastLane } from './fast-lane.js';
 import { RebindingVerdicts } from './rebinding-verdicts.js';
+import { acceptsJsonAndEventStream, isServedLegacyVersion, NOT_ACCEPTABLE, takesJson } from './sdk-parity/index.js';
 
 const SESSION_NOT_FOUND = -32001;
 const INTERNAL_ERROR = -32603;
@@ -44,17 +44,28 @@ const STATE_CHANGING_METHODS = new Set(['initialize', 'logging/setLevel']);
 
 type NodeRequestWithAuth = IncomingMessage & { auth?: AuthInfo };
 
-const acceptsJsonAndEventStream = (accept: string | undefined) => !!accept?.includes('application/json') && accept.includes('text/event-stream');
+/** A POST to `/mcp` once its caller is known. */
+interface PostExchange {
+  request: FastifyRequest;
+  raw: NodeRequestWithAuth;
+  response: ServerResponse;
+  authInfo: AuthInfo | undefined;
+  body: unknown;
+  sessionId: string | undefined;
+  /** `callerKey` of the caller: what a session is bound to. */
+  owner: string;
+  /** The client stated no `Accept` that takes SSE: a session it opens answers with JSON bodies. */
+  jsonOnly: boolean;
+}
 
-/** Media ranges under which a JSON body is acceptable. */
-const JSON_RANGES = new Set(['*/*', 'application/*', 'application/json']);
+/** What a route answers when the exchange is not its to serve. */
+const NEXT_ROUTE = Symbol('next route');
 
-/** True when one of the `Accept` header's ranges takes JSON with a weight above 0. */
-function takesJson(accept: string): boolean {
-  return accept.split(',').some((range) => {
-    const [type, ...parameters] = range.split(';').map((part) => part.trim().toLowerCase());
-    return JSON_RANGES.has(type!) && !parameters.some((parameter) => /^q=0(\.0*)?$/.test(parameter));
-  });
+/** One exit of a POST: it serves the exchange, or passes it on with `NEXT_ROUTE`. */
+interface PostRoute {
+  /** What the route serves, for whoever reads the table. */
+  name: string;
+  serve(post: PostExchange): Promise<void> | void | typeof NEXT_ROUTE;
 }
 
 /**
@@ -77,9 +88,6 @@ function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
-
-/** The SDK's rule for a 2025 POST, with the SDK's wording. */
-const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json and text/event-stream';
 
 /**
  * Routes each `/mcp` exchange to the part of the SDK that serves it:
@@ -170,40 +178,79 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       return this.refuse(request, response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED, jsonRpcIdOf(request.body));
     }
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
-    if (request.method === 'POST') return this.handlePost(request, raw, response, authInfo, acceptJsonWhenUnstated(request));
-    return this.handleSessionRequest(request, raw, response, callerKey(authInfo));
-  }
-
-  private async handlePost(request: FastifyRequest, raw: NodeRequestWithAuth, response: ServerResponse, authInfo: AuthInfo | undefined, jsonOnly = false) {
-    const body = request.body;
-    if (body instanceof RefusedBody) return writeJsonRpcError(response, 400, body.code, body.message);
-    if (body === undefined || body instanceof UnparsedBody) return this.answerUnparsed(raw, response, body?.text ?? '');
-    const served = this.fastLane?.serve(request, response, body, authInfo);
-    if (served) return served;
-    const route = classifyInboundRequest({
-      httpMethod: 'POST',
-      protocolVersionHeader: header(request, 'mcp-protocol-version'),
-      mcpMethodHeader: header(request, 'mcp-method'),
-      body,
-    });
-    if (route.kind !== 'legacy') return this.sdkNodeHandler(raw, response, body);
-    // The SDK's own 406 carries `id: null`; the request's id is known here.
-    if (!acceptsJsonAndEventStream(header(request, 'accept'))) {
-      return writeJsonRpcError(response, 406, SERVER_ERROR, NOT_ACCEPTABLE, {}, jsonRpcIdOf(body));
-    }
-
-    const sessionId = header(request, 'mcp-session-id');
     const owner = callerKey(authInfo);
-    if (sessionId) {
-      // Another caller's session is not found, whoever they are: its id proves nothing on its own.
-      const session = this.sessions.get(sessionId, owner);
-      if (session) return session.transport.handleRequest(raw, response, body);
-      if (!this.sessions.isIssuedTo(sessionId, owner)) return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
-    } else if ((body as { method?: unknown }).method === 'initialize') {
-      return this.openSession({ owner, quotaKey: owner === ANONYMOUS_CALLER ? `address:${request.ip}` : owner }, raw, response, body, jsonOnly);
-    }
-    if (!this.serveShared(request, response, body, authInfo)) return this.sdkNodeHandler(raw, response, body);
+    if (request.method !== 'POST') return this.handleSessionRequest(request, raw, response, owner);
+    const jsonOnly = acceptJsonWhenUnstated(request);
+    return this.handlePost({ request, raw, response, authInfo, body: request.body, sessionId: header(request, 'mcp-session-id'), owner, jsonOnly });
   }
+
+  /** Serves a POST by the first route of `postRoutes` that takes it. */
+  private handlePost(post: PostExchange): Promise<void> | void {
+    for (const route of this.postRoutes) {
+      const served = route.serve(post);
+      if (served !== NEXT_ROUTE) return served;
+    }
+  }
+
+  /**
+   * Where a POST goes, in the order the SDK itself checks it: the body, then the revision, then the
+   * 2025 `Accept` rule, then the session. Each route serves the exchange or passes it on (`NEXT_ROUTE`).
+   */
+  private readonly postRoutes: readonly PostRoute[] = [
+    {
+      name: 'body the parser refused',
+      serve: ({ body, response }) => (body instanceof RefusedBody ? writeJsonRpcError(response, 400, body.code, body.message) : NEXT_ROUTE),
+    },
+    {
+      name: 'body that is not JSON: the SDK answers it',
+      serve: ({ body, raw, response }) =>
+        body === undefined || body instanceof UnparsedBody ? this.answerUnparsed(raw, response, body?.text ?? '') : NEXT_ROUTE,
+    },
+    { name: 'fast lane', serve: ({ request, response, body, authInfo }) => this.fastLane?.serve(request, response, body, authInfo) ?? NEXT_ROUTE },
+    {
+      name: '2026-07-28 envelope, or not JSON-RPC at all: the SDK handler',
+      serve: ({ request, raw, response, body }) => {
+        const protocolVersionHeader = header(request, 'mcp-protocol-version');
+        const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader, mcpMethodHeader: header(request, 'mcp-method'), body });
+        return route.kind === 'legacy' ? NEXT_ROUTE : this.sdkNodeHandler(raw, response, body);
+      },
+    },
+    {
+      // The SDK's own 406 carries `id: null`; the request's id is known here.
+      name: '2025 POST not accepting both media types',
+      serve: ({ request, response, body }) =>
+        acceptsJsonAndEventStream(header(request, 'accept'))
+          ? NEXT_ROUTE
+          : writeJsonRpcError(response, 406, SERVER_ERROR, NOT_ACCEPTABLE, {}, jsonRpcIdOf(body)),
+    },
+    {
+      // Another caller's session is not found, whoever they are: its id proves nothing on its own.
+      name: "the caller's live session on this instance",
+      serve: ({ sessionId, owner, raw, response, body }) => {
+        const session = sessionId === undefined ? undefined : this.sessions.get(sessionId, owner);
+        return session ? session.transport.handleRequest(raw, response, body) : NEXT_ROUTE;
+      },
+    },
+    {
+      name: 'a session nobody issued to this caller',
+      serve: ({ sessionId, owner, response }) =>
+        sessionId !== undefined && !this.sessions.isIssuedTo(sessionId, owner)
+          ? writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found')
+          : NEXT_ROUTE,
+    },
+    {
+      name: 'initialize: a new session',
+      serve: ({ sessionId, owner, request, raw, response, body, jsonOnly }) =>
+        sessionId === undefined && (body as { method?: unknown }).method === 'initialize'
+          ? this.openSession({ owner, quotaKey: owner === ANONYMOUS_CALLER ? `address:${request.ip}` : owner }, raw, response, body, jsonOnly)
+          : NEXT_ROUTE,
+    },
+    {
+      name: 'the shared server: session-less, or a session another instance holds',
+      serve: ({ request, response, body, authInfo }) => (this.serveShared(request, response, body, authInfo) ? undefined : NEXT_ROUTE),
+    },
+    { name: "anything unusual: the SDK's stateless leg", serve: ({ raw, response, body }) => this.sdkNodeHandler(raw, response, body) },
+  ];
 
   private async openSession(binding: SessionBinding, raw: NodeRequestWithAuth, response: ServerResponse, body: unknown, jsonResponse: boolean): Promise<void> {
     try {
@@ -216,10 +263,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
 
   /** Serves a well-formed single 2025 message on the shared server; false leaves it to the SDK. */
   private serveShared(request: FastifyRequest, response: ServerResponse, body: unknown, authInfo: AuthInfo | undefined): boolean {
-    const accept = header(request, 'accept') ?? '';
-    const version = header(request, 'mcp-protocol-version');
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) return false;
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+    if (!acceptsJsonAndEventStream(header(request, 'accept')) || !isServedLegacyVersion(header(request, 'mcp-protocol-version'))) return false;
     const kind = jsonRpcKind(body);
     if (kind === 'request' && !STATE_CHANGING_METHODS.has((body as JSONRPCRequest).method)) {
       this.sharedTransport.dispatch(body as JSONRPCRequest, response, authInfo);

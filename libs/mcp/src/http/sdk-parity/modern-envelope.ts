@@ -1,0 +1,39 @@
+import { classifyInboundRequest, type JSONRPCRequest } from '@modelcontextprotocol/server';
+import type { FastifyRequest } from 'fastify';
+import { MODERN_REVISION } from './headers.js';
+
+/**
+ * True when `createMcpHandler` would dispatch this 2026 request to its server: the SDK's own
+ * classifier finds a well-formed envelope naming this revision that agrees with the
+ * `MCP-Protocol-Version` and `Mcp-Method` headers, and the required-header rung it runs next
+ * (`validateStandardRequestHeaders`, which the SDK does not export) passes: a `tools/call` names
+ * its tool in `Mcp-Name`, verbatim (the SDK would decode a Base64 sentinel and strip blanks).
+ */
+export function servableModern(headers: FastifyRequest['headers'], body: JSONRPCRequest): boolean {
+  if (!classifiedModern(headers['mcp-method'] as string, body)) return false;
+  if (body.method !== 'tools/call') return true;
+  const name = (body.params as { name: string }).name;
+  return headers['mcp-name'] === name && name === name.trim() && !name.startsWith('=?');
+}
+
+/**
+ * The SDK classifier's verdict on a request `take` accepted (a plain JSON-RPC request with plain
+ * params): it reads only the method, the two headers and `params._meta`, so its verdict is
+ * remembered by those. A client sends the same envelope with every request, and the envelope's
+ * schema validation is most of what classifying costs. Bounded: a flood of distinct envelopes
+ * only empties the memo.
+ */
+function classifiedModern(methodHeader: string, body: JSONRPCRequest): boolean {
+  const key = `${body.method}\n${methodHeader}\n${JSON.stringify((body.params as Record<string, unknown>)._meta)}`;
+  let verdict = modernVerdicts.get(key);
+  if (verdict === undefined) {
+    const route = classifyInboundRequest({ httpMethod: 'POST', protocolVersionHeader: MODERN_REVISION, mcpMethodHeader: methodHeader, body });
+    verdict = route.kind === 'modern' && route.messageKind === 'request' && route.classification.revision === MODERN_REVISION;
+    if (modernVerdicts.size >= MAX_MODERN_VERDICTS) modernVerdicts.clear();
+    modernVerdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
+const modernVerdicts = new Map<string, boolean>();
+const MAX_MODERN_VERDICTS = 1000;
