@@ -17,26 +17,40 @@ const classValidatorIsOptional = {
  */
 const LIB_LAYERS = [['common'], ['database'], ['mcp'], ['auth'], ['memory', 'files', 'health', 'conversations'], ['tools']];
 
-const layerRules = LIB_LAYERS.flatMap((layer, depth) => {
+/**
+ * libs/auth's folders in layers, lowest first, each a Nest module with its own index: a folder imports
+ * only folders of lower layers (and the lib's root files: options, config, credentials).
+ */
+const AUTH_FOLDER_LAYERS = [['users', 'rate-limit'], ['identity', 'access-log'], ['user-data'], ['admin']];
+
+const byPath = { group: ['**/libs/*/src/**', '../../*/src/**'], message: "Import another lib through its index ('@app/<lib>'), not by path." };
+
+function libLayerPattern(lib, depth) {
   const allowed = LIB_LAYERS.slice(0, depth).flat();
-  return layer.map((lib) => ({
-    files: [`libs/${lib}/**/*.ts`],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [classValidatorIsOptional],
-          patterns: [
-            {
-              group: ['@app/*', ...allowed.map((name) => `!@app/${name}`)],
-              message: `libs/${lib} may import ${allowed.join(', ') || 'no other lib'} (the lib graph: LIB_LAYERS in eslint.config.js).`,
-            },
-            { group: ['**/libs/*/src/**', '../../*/src/**'], message: "Import another lib through its index ('@app/<lib>'), not by path." },
-          ],
-        },
-      ],
-    },
-  }));
+  return {
+    group: ['@app/*', ...allowed.map((name) => `!@app/${name}`)],
+    message: `libs/${lib} may import ${allowed.join(', ') || 'no other lib'} (the lib graph: LIB_LAYERS in eslint.config.js).`,
+  };
+}
+
+const importRules = (patterns) => ({ 'no-restricted-imports': ['error', { paths: [classValidatorIsOptional], patterns }] });
+
+const layerRules = LIB_LAYERS.flatMap((layer, depth) =>
+  layer.map((lib) => ({ files: [`libs/${lib}/**/*.ts`], rules: importRules([libLayerPattern(lib, depth), byPath]) })),
+);
+
+const authDepth = LIB_LAYERS.findIndex((layer) => layer.includes('auth'));
+const authFolderRules = AUTH_FOLDER_LAYERS.flatMap((layer, depth) => {
+  const allowed = AUTH_FOLDER_LAYERS.slice(0, depth).flat();
+  return layer.map((folder) => {
+    const forbidden = AUTH_FOLDER_LAYERS.flat().filter((other) => other !== folder && !allowed.includes(other));
+    const folderPattern = {
+      group: forbidden.map((other) => `**/${other}/**`),
+      message: `libs/auth/src/${folder} may import ${allowed.join(', ') || 'no other folder of libs/auth'} (AUTH_FOLDER_LAYERS in eslint.config.js).`,
+    };
+    const patterns = [libLayerPattern('auth', authDepth), byPath, ...(forbidden.length ? [folderPattern] : [])];
+    return { files: [`libs/auth/src/${folder}/**/*.ts`], rules: importRules(patterns) };
+  });
 });
 
 export default tseslint.config(
@@ -60,6 +74,7 @@ export default tseslint.config(
     },
   },
   ...layerRules,
+  ...authFolderRules,
   {
     files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'apps/server/test/**/*.ts'],
     rules: {

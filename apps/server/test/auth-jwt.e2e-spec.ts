@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { request as httpRequest } from 'node:http';
 import { DataSource } from 'typeorm';
-import { AccessLogRetention, BackgroundWrites } from '@app/auth';
+import { AccessLogRetention } from '@app/auth';
+import { BackgroundWrites } from '@app/common';
 import { AdminProbeModule } from './support/admin-probe.module.js';
 import { bearer, cliToken, signHs256, structured, TEST_JWT_SECRET, unsignedToken, withClient } from './support/auth.js';
 import { ERAS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';

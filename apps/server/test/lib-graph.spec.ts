@@ -36,6 +36,23 @@ describe('the lib graph (npm run lint)', () => {
     expect(lint(filePath, importOf(specifier))).toBe('');
   });
 
+  it.each([
+    ['libs/auth/src/users/probe.ts', '../identity/jwt/jwt-verifier.js', 'libs/auth/src/users may import no other folder of libs/auth'],
+    ['libs/auth/src/identity/probe.ts', '../user-data/user-data.service.js', 'libs/auth/src/identity may import users, rate-limit'],
+    ['libs/auth/src/identity/rest/probe.ts', '../../admin/admin-users.service.js', 'libs/auth/src/identity may import users, rate-limit'],
+    ['libs/auth/src/user-data/probe.ts', '../admin/admin-users.service.js', 'libs/auth/src/user-data may import users, rate-limit, identity, access-log'],
+  ])("refuses a wrong-way import between libs/auth's folders: %s importing %s", (filePath, specifier, message) => {
+    expect(lint(filePath, importOf(specifier))).toContain(message);
+  });
+
+  it.each([
+    ['libs/auth/src/identity/probe.ts', '../users/users.service.js'],
+    ['libs/auth/src/admin/probe.ts', '../user-data/user-data.service.js'],
+    ['libs/auth/src/users/probe.ts', '../auth.options.js'],
+  ])('lets %s import %s', (filePath, specifier) => {
+    expect(lint(filePath, importOf(specifier))).toBe('');
+  });
+
   it("refuses reaching into another lib's files by path", () => {
     expect(lint('libs/tools/src/probe.ts', importOf('../../memory/src/memory.store.js'))).toContain('through its index');
   });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { BackgroundWrites, SECRET_PREFIX } from '@app/auth';
+import { SECRET_PREFIX } from '@app/auth';
+import { BackgroundWrites } from '@app/common';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';
 import { ERAS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
-import { controllerRoutes } from '../../../libs/auth/src/rest/route-requirements.js';
+import { controllerRoutes } from '../../../libs/auth/src/identity/rest/route-requirements.js';
 import { UNCOUNTED_ROUTES } from '../src/health.controller.js';
 import { OPENAPI_ROUTES } from '../src/openapi.js';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './support/auth.js';

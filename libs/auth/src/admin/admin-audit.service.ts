@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { cursorKey, decodeCursor, DEFAULT_PAGE_SIZE, toPage, type Page, type UserInfo } from '@app/common';
-import { AdminAuditEntity } from '../entities/admin-audit.entity.js';
+import { AdminAuditEntity } from './admin-audit.entity.js';
 
 export type AuditEntry = AdminAuditEntity;
 

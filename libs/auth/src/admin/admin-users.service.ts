@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Brackets, type Repository } from 'typeorm';
 import { ConflictError, cursorKey, decodeCursor, DEFAULT_PAGE_SIZE, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
-import { AccountStatus } from '../accounts/account-status.js';
-import { UserDataService } from '../accounts/user-data.service.js';
-import { UserEntity } from '../entities/user.entity.js';
+import { AccountStatus } from '../users/account-status.js';
+import { UserDataService } from '../user-data/user-data.service.js';
+import { UserEntity } from '../users/user.entity.js';
 import { AdminAudit } from './admin-audit.service.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

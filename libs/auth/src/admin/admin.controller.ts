@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
-import { AdminOnly, CurrentCaller } from '../rest/decorators.js';
+import { AdminOnly, CurrentCaller } from '../identity/rest/decorators.js';
 import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, AuditPageDto, UserSearchQueryDto } from './admin.dto.js';
 import { AdminAudit } from './admin-audit.service.js';
 import { AdminUsers } from './admin-users.service.js';

@@ -2,24 +2,12 @@ import { BadRequestException, Logger, ServiceUnavailableException, UnauthorizedE
 import { createVerifier, TokenError } from 'fast-jwt';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { LONE_SURROGATE_PROBLEM } from '@app/common';
-import { LOCAL_ISSUER, type AuthModuleOptions } from '../auth.options.js';
+import { LOCAL_ISSUER, type AuthModuleOptions } from '../../auth.options.js';
+import type { TokenIdentity } from '../../users/token-identity.js';
 import type { JwtKeySource } from './jwt-secret.js';
 
 /** Tolerated difference between our clock and the issuer's, for `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 60;
-
-/** Who a verified token speaks for. */
-export interface TokenIdentity {
-  issuer: string;
-  subject: string;
-  email?: string;
-  /** True only when the token says `email_verified: true` (the boolean); an unverified address grants no admin role. */
-  emailVerified: boolean;
-  name?: string;
-  roles: string[];
-  /** The `agent` claim: the agent this token was issued to, which decides the tools it sees. */
-  agent?: string;
-}
 
 type VerifierOptions = Pick<AuthModuleOptions, 'jwtIssuer' | 'jwtAudience' | 'jwtRolesClaim'> & Partial<Pick<AuthModuleOptions, 'jwtMaxAgeSeconds'>>;
 

@@ -2,11 +2,11 @@ import { Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { InstanceBroadcast, UserDataContributor, type UserDataContributorShape } from '@app/common';
-import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
-import { ToolCallEntity } from '../entities/tool-call.entity.js';
-import { UserEntity } from '../entities/user.entity.js';
-import { UsersService } from '../users.service.js';
-import { AccountStatus } from './account-status.js';
+import { McpSecretEntity } from '../identity/secrets/mcp-secret.entity.js';
+import { ToolCallEntity } from '../access-log/tool-call.entity.js';
+import { UserEntity } from '../users/user.entity.js';
+import { UsersService } from '../users/users.service.js';
+import { AccountStatus } from '../users/account-status.js';
 
 /** The name the auth lib's part goes by in an export and in the admin's counts. */
 export const ACCOUNT_PART = 'account';

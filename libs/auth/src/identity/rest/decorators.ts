@@ -1,7 +1,7 @@
 import { applyDecorators, createParamDecorator, SetMetadata, UnauthorizedException, UseGuards, type ExecutionContext } from '@nestjs/common';
 import { ApiBearerAuth, ApiForbiddenResponse, ApiTooManyRequestsResponse, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { UserInfo } from '@app/common';
-import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
+import { RateLimitGuard } from '../../rate-limit/rate-limit.guard.js';
 import { CALLER_REQUIREMENT, CallerGuard, type AuthenticatedRequest, type CallerRequirement } from './caller.guard.js';
 
 /** The OpenAPI security scheme names, declared in the document by the app. */

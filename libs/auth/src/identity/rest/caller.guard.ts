@@ -2,9 +2,9 @@ import { ForbiddenException, Inject, Injectable, UnauthorizedException, type Can
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, resourceMetadataUrl, type CallerResolver, type UserInfo } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
-import { presentedCredential } from '../credentials.js';
-import { ADMIN_ROLE } from '../users.service.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../../auth.options.js';
+import { presentedCredential } from '../../credentials.js';
+import { ADMIN_ROLE } from '../../users/users.service.js';
 
 export type AuthenticatedRequest = FastifyRequest & { user?: UserInfo };
 

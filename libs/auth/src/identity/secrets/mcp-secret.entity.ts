@@ -1,5 +1,5 @@
 import { Column, Entity, Index, ManyToOne, JoinColumn, PrimaryGeneratedColumn } from 'typeorm';
-import { UserEntity } from './user.entity.js';
+import { UserEntity } from '../../users/user.entity.js';
 
 /** A personal MCP secret; the secret itself is shown once at creation and only its hash is kept. */
 @Entity('mcp_secrets')

@@ -3,7 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { McpCallObserver, ToolCallEvent } from '@app/mcp';
 import { BackgroundWrites } from '@app/common';
-import { ToolCallEntity } from './entities/tool-call.entity.js';
+import { ToolCallEntity } from './tool-call.entity.js';
 
 type ToolCallRow = Pick<ToolCallEntity, 'userId' | 'tool' | 'success' | 'durationMs'>;
 

@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import type { UserInfo } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
-import { UserEntity } from './entities/user.entity.js';
-import type { TokenIdentity } from './jwt/jwt-verifier.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import { UserEntity } from './user.entity.js';
+import type { TokenIdentity } from './token-identity.js';
 
 export const ADMIN_ROLE = 'admin';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Header, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiTag, NotFoundError, PageQueryDto, type UserInfo } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../../auth.options.js';
 import { Authenticated, CurrentCaller } from '../rest/decorators.js';
 import { CreatedSecretDto, SecretPageDto } from './secret-views.dto.js';
 import { McpSecretsService } from './mcp-secrets.service.js';

@@ -2,8 +2,8 @@ import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnAppl
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { describeError, HOURLY_AFTER_START, PeriodicJob } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
-import { ToolCallEntity } from './entities/tool-call.entity.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
+import { ToolCallEntity } from './tool-call.entity.js';
 
 /** Rows removed per statement: a long-neglected table is emptied in short transactions, not one that locks it for minutes. */
 const PRUNE_BATCH = 10_000;

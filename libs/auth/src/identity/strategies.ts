@@ -5,11 +5,11 @@ import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
 import { AUTHENTICATION_REQUIRED } from '@app/common';
 import type { UserInfo } from '@app/common';
-import { presentedCredential, type PresentedCredential } from './credentials.js';
+import { presentedCredential, type PresentedCredential } from '../credentials.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
-import { RequestRateLimiter } from './rate-limit/request-rate-limiter.js';
+import { RequestRateLimiter } from '../rate-limit/request-rate-limiter.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
-import { UsersService } from './users.service.js';
+import { UsersService } from '../users/users.service.js';
 
 export const JWT_STRATEGY = 'jwt';
 export const MCP_SECRET_STRATEGY = 'mcp-secret';

@@ -1,7 +1,7 @@
 import { Controller, Delete, Get, HttpCode, StreamableFile } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { ApiTag, type UserInfo } from '@app/common';
-import { Authenticated, CurrentCaller } from '../rest/decorators.js';
+import { Authenticated, CurrentCaller } from '../identity/rest/decorators.js';
 import { UserDataService } from './user-data.service.js';
 
 /** The caller's own data across every lib: take it away, or have it erased. */

@@ -1,5 +1,5 @@
 import { SignJWT } from 'jose';
-import type { AuthModuleOptions } from '../auth.options.js';
+import type { AuthModuleOptions } from '../../auth.options.js';
 import { jwtKeySource } from './jwt-secret.js';
 
 export interface TokenRequest {

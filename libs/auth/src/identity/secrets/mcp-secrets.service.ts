@@ -2,11 +2,11 @@ import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
 import { BackgroundWrites, ConflictError, cursorKey, decodeCursor, toPage, type Page } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
-import { generateSecret, hashSecret } from '../credentials.js';
-import { McpSecretEntity } from '../entities/mcp-secret.entity.js';
-import type { UserEntity } from '../entities/user.entity.js';
-import { UsersService } from '../users.service.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../../auth.options.js';
+import { generateSecret, hashSecret } from '../../credentials.js';
+import { McpSecretEntity } from './mcp-secret.entity.js';
+import type { UserEntity } from '../../users/user.entity.js';
+import { UsersService } from '../../users/users.service.js';
 
 export interface NewSecret {
   label: string;

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Req } from '@nestjs/common';
 import { ApiOperation } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { ApiTag, PublicAddress } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from './auth.options.js';
+import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { Public } from './rest/decorators.js';
 
 /**

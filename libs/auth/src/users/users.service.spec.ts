@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Repository } from 'typeorm';
-import type { AuthModuleOptions } from './auth.options.js';
-import { UserEntity } from './entities/user.entity.js';
+import type { AuthModuleOptions } from '../auth.options.js';
+import { UserEntity } from './user.entity.js';
 import { UsersService } from './users.service.js';
 
 const service = () => new UsersService({} as Repository<UserEntity>, { adminEmails: [] } as unknown as AuthModuleOptions);

@@ -1,8 +1,8 @@
 import { BadRequestException, ForbiddenException, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { CallerResolver, UserInfo } from '@app/common';
-import { AccountStatus } from './accounts/account-status.js';
-import { presentedCredential } from './credentials.js';
+import { AccountStatus } from '../users/account-status.js';
+import { presentedCredential } from '../credentials.js';
 import { JwtStrategy, McpSecretStrategy } from './strategies.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
-import { UserEntity } from '../entities/user.entity.js';
+import { UserEntity } from './user.entity.js';
 
 /**
  * Whether a user is disabled, asked on every authenticated request. Answers are kept for a few

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
 import { SignJWT } from 'jose';
-import { LOCAL_ISSUER } from '../auth.options.js';
+import { LOCAL_ISSUER } from '../../auth.options.js';
 import { JwtVerifier } from './jwt-verifier.js';
 
 const secret = new TextEncoder().encode('k'.repeat(32));

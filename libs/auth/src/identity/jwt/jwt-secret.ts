@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AuthModuleOptions } from '../auth.options.js';
+import type { AuthModuleOptions } from '../../auth.options.js';
 
 export const GENERATED_SECRET_FILE = 'jwt-secret';
 

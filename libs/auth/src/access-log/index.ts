@@ -1,0 +1,3 @@
+export { AccessLogModule } from './access-log.module.js';
+export { AccessLogRetention } from './access-log-retention.js';
+export { ToolCallEntity } from './tool-call.entity.js';

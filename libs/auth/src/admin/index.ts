@@ -1,0 +1,2 @@
+export { AdminModule } from './admin.module.js';
+export { AdminUsers } from './admin-users.service.js';
