@@ -33,10 +33,33 @@ function libLayerPattern(lib, depth) {
   };
 }
 
-const importRules = (patterns) => ({ 'no-restricted-imports': ['error', { paths: [classValidatorIsOptional], patterns }] });
+/** One persistence style (docs/architecture.md, Persistence): a lib reaches its tables through the repositories it injects. */
+const repositoriesOnly = [
+  {
+    name: '@nestjs/typeorm',
+    importNames: ['InjectDataSource', 'InjectEntityManager'],
+    message:
+      'Inject a repository (@InjectRepository(Entity)); SQL goes through repository.query, transactions through repository.manager.transaction (docs/architecture.md, Persistence).',
+  },
+  {
+    name: 'typeorm',
+    importNames: ['DataSource'],
+    message: 'Inject a repository (@InjectRepository(Entity)) instead of the DataSource (docs/architecture.md, Persistence).',
+  },
+];
+
+/** Where the DataSource itself belongs: the database lib, and the test helpers that build one. */
+const ownsDataSource = (lib, files) => lib === 'database' || files.includes('/testing/');
+
+const importRules = (patterns, paths = [classValidatorIsOptional, ...repositoriesOnly]) => ({ 'no-restricted-imports': ['error', { paths, patterns }] });
 
 const layerRules = LIB_LAYERS.flatMap((layer, depth) =>
-  layer.map((lib) => ({ files: [`libs/${lib}/**/*.ts`], rules: importRules([libLayerPattern(lib, depth), byPath]) })),
+  layer.flatMap((lib) =>
+    [`libs/${lib}/**/*.ts`, `libs/${lib}/src/testing/**/*.ts`].map((files) => ({
+      files: [files],
+      rules: importRules([libLayerPattern(lib, depth), byPath], ownsDataSource(lib, files) ? [classValidatorIsOptional] : undefined),
+    })),
+  ),
 );
 
 const authDepth = LIB_LAYERS.findIndex((layer) => layer.includes('auth'));

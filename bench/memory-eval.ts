@@ -11,6 +11,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { MemoryStore, type MemoryOptions } from '@app/memory';
+import { MemoryEntity } from '../libs/memory/src/memory.entity.js';
 import { migratedDatabase } from '../libs/memory/src/testing/test-database.js';
 import { startTestEmbedder, TEST_EMBEDDING_DIMENSIONS } from '../libs/memory/src/testing/test-embedder.js';
 import { DECOYS, FACTS, QUERIES, type EvalQuery } from './memory-eval-set.js';
@@ -43,8 +44,8 @@ async function main(): Promise<void> {
     dedupeDistance: 0.02,
     embedWaitMs: 2000,
   };
-  const lexical = new MemoryStore(dataSource, base);
-  const hybrid = new MemoryStore(dataSource, {
+  const lexical = new MemoryStore(dataSource.getRepository(MemoryEntity), base);
+  const hybrid = new MemoryStore(dataSource.getRepository(MemoryEntity), {
     ...base,
     embeddings: { baseUrl: embedder.baseUrl, model: 'test-embedder', dimensions: TEST_EMBEDDING_DIMENSIONS, timeoutMs: 5000 },
   });

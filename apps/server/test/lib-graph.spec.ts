@@ -53,6 +53,24 @@ describe('the lib graph (npm run lint)', () => {
     expect(lint(filePath, importOf(specifier))).toBe('');
   });
 
+  const injectsDataSource = "import { InjectDataSource } from '@nestjs/typeorm';\nexport const used = InjectDataSource;\n";
+  const takesDataSource = "import { DataSource } from 'typeorm';\nexport const used = DataSource;\n";
+
+  it.each([
+    ['libs/health/src/probe.ts', injectsDataSource],
+    ['libs/memory/src/probe.ts', takesDataSource],
+    ['libs/auth/src/identity/probe.ts', injectsDataSource],
+  ])('refuses a lib reaching its tables around its repositories: %s', (filePath, source) => {
+    expect(lint(filePath, source)).toContain('Persistence');
+  });
+
+  it.each([
+    ['libs/database/src/probe.ts', takesDataSource],
+    ['libs/memory/src/testing/probe.ts', takesDataSource],
+  ])('lets %s hold the DataSource itself', (filePath, source) => {
+    expect(lint(filePath, source)).toBe('');
+  });
+
   it("refuses reaching into another lib's files by path", () => {
     expect(lint('libs/tools/src/probe.ts', importOf('../../memory/src/memory.store.js'))).toContain('through its index');
   });

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
 import { UserDataContributor, type UserDataContributorShape } from '@app/common';
 import { ConversationEntity } from './conversation.entity.js';
 
@@ -8,18 +8,18 @@ import { ConversationEntity } from './conversation.entity.js';
 @Injectable()
 @UserDataContributor('conversations')
 export class ConversationsUserData implements UserDataContributorShape {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(ConversationEntity) private readonly conversations: Repository<ConversationEntity>) {}
 
   async exportFor(userId: string): Promise<unknown> {
-    const rows = await this.dataSource.getRepository(ConversationEntity).find({ where: { userId }, order: { updatedAt: 'DESC' } });
+    const rows = await this.conversations.find({ where: { userId }, order: { updatedAt: 'DESC' } });
     return rows.map((row) => ({ id: row.id, title: row.title, created_at: row.createdAt, updated_at: row.updatedAt }));
   }
 
   async eraseFor(userId: string): Promise<void> {
-    await this.dataSource.getRepository(ConversationEntity).delete({ userId });
+    await this.conversations.delete({ userId });
   }
 
   countFor(userId: string): Promise<number> {
-    return this.dataSource.getRepository(ConversationEntity).countBy({ userId });
+    return this.conversations.countBy({ userId });
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
 import { cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, type Page } from '@app/common';
 import { ConversationEntity } from './conversation.entity.js';
 import { toTitle } from './conversation-title.js';
@@ -25,13 +25,13 @@ const view = (row: ConversationEntity): ConversationView => ({
 /** Titles of a user's conversations; every query is scoped to the user, so another's id is simply not found. */
 @Injectable()
 export class ConversationsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(ConversationEntity) private readonly conversations: Repository<ConversationEntity>) {}
 
   /** Creates the conversation on its first title; a later title replaces the earlier one. */
   async setTitle(userId: string, conversationId: string, summary: string): Promise<ConversationView> {
     const title = toTitle(summary);
     if (!title) throw new InvalidInputError('summary: must contain some text', { summary: 'empty' });
-    const [row] = await this.dataSource
+    const [row] = await this.conversations.manager
       .createQueryBuilder()
       .insert()
       .into(ConversationEntity)
@@ -45,7 +45,7 @@ export class ConversationsService {
 
   /** Newest first (by last title change), keyset-paginated on (updated_at, id). */
   async list(userId: string, limit: number, cursor?: string): Promise<Page<ConversationView>> {
-    const query = this.dataSource
+    const query = this.conversations.manager
       .getRepository(ConversationEntity)
       .createQueryBuilder('c')
       .where('c.user_id = :userId', { userId })
@@ -62,7 +62,7 @@ export class ConversationsService {
   }
 
   async remove(userId: string, conversationId: string): Promise<void> {
-    const result = await this.dataSource.getRepository(ConversationEntity).delete({ userId, id: conversationId });
+    const result = await this.conversations.delete({ userId, id: conversationId });
     if (!result.affected) throw new NotFoundError(`No conversation ${conversationId}`);
   }
 }

@@ -1,9 +1,10 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository, EntityManager } from 'typeorm';
 import { ConflictError, describeError, HOURLY_AFTER_START, PeriodicJob } from '@app/common';
 import { MEMORY_OPTIONS, type MemoryOptions } from './memory.options.js';
 import { lockUserWrites, pruneVocabulary } from './user-writes.js';
+import { MemoryEntity } from './memory.entity.js';
 
 /** Rows removed per transaction: a long-neglected table is emptied in short transactions, not one that locks it for minutes. */
 const PURGE_BATCH = 10_000;
@@ -71,7 +72,7 @@ export class DeletedMemoryRetention implements OnApplicationBootstrap, BeforeApp
   );
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(MemoryEntity) private readonly memories: Repository<MemoryEntity>,
     @Inject(MEMORY_OPTIONS) private readonly options: RoomOptions,
   ) {}
 
@@ -100,7 +101,7 @@ export class DeletedMemoryRetention implements OnApplicationBootstrap, BeforeApp
 
   /** The expired memories of the user whose deletion is oldest, at most a batch of them; undefined when none is left. */
   private purgeBatch(retention: number): Promise<number | undefined> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.memories.manager.transaction(async (manager) => {
       const [oldest] = await manager.query('SELECT user_id FROM memories WHERE deleted_at < now() - make_interval(secs => $1) ORDER BY deleted_at LIMIT 1', [
         retention,
       ]);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { MemoryEntity } from './memory.entity.js';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryOptions } from './memory.options.js';
 import { lexicalCandidatesParams, lexicalCandidatesSql, MAX_QUERY_TERMS } from './retrieval/retrieval-sql.js';
@@ -24,7 +25,7 @@ const bob = randomUUID();
 
 beforeAll(async () => {
   db = await migratedDatabase();
-  store = new MemoryStore(db.dataSource, OPTIONS);
+  store = new MemoryStore(db.dataSource.getRepository(MemoryEntity), OPTIONS);
   await store.onApplicationBootstrap();
 }, CREATING);
 
@@ -114,7 +115,7 @@ describe('MemoryStore (lexical)', () => {
   });
 
   it('refuses a new memory beyond MEMORY_MAX_PER_USER but still refreshes an existing one', async () => {
-    const tight = new MemoryStore(db.dataSource, { ...OPTIONS, maxPerUser: 2 });
+    const tight = new MemoryStore(db.dataSource.getRepository(MemoryEntity), { ...OPTIONS, maxPerUser: 2 });
     const carol = randomUUID();
     await tight.remember(carol, { text: 'one' });
     await tight.remember(carol, { text: 'two' });
@@ -153,7 +154,7 @@ describe('MemoryStore (lexical)', () => {
   });
 
   it('answers the disabled message when switched off', async () => {
-    const off = new MemoryStore(db.dataSource, { ...OPTIONS, enabled: false });
+    const off = new MemoryStore(db.dataSource.getRepository(MemoryEntity), { ...OPTIONS, enabled: false });
     await expect(off.remember(alice, { text: 'x' })).rejects.toThrow('Long-term memory is not enabled on this server');
     await expect(off.recall(alice, 'x')).rejects.toThrow('Long-term memory is not enabled on this server');
   });
@@ -181,7 +182,7 @@ describe('MemoryStore with vectors (test embedder over HTTP)', () => {
 
   beforeAll(async () => {
     embedder = await startTestEmbedder();
-    hybrid = new MemoryStore(db.dataSource, {
+    hybrid = new MemoryStore(db.dataSource.getRepository(MemoryEntity), {
       ...OPTIONS,
       embedWaitMs: 2000,
       embeddings: { baseUrl: embedder.baseUrl, model: 'test', dimensions: TEST_EMBEDDING_DIMENSIONS, timeoutMs: 2000 },

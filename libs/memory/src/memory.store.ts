@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository, EntityManager } from 'typeorm';
 import { ConflictError, cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, UnavailableError, type Page } from '@app/common';
 import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
@@ -18,6 +18,7 @@ import {
 } from './retrieval/retrieval-sql.js';
 import { dedupeKey, searchText, vocabularyWords } from './text/memory-text.js';
 import { lockUserWrites, pruneVocabulary } from './user-writes.js';
+import { MemoryEntity } from './memory.entity.js';
 
 export interface MemoryView {
   id: string;
@@ -84,7 +85,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   private vectors: VectorSearch | undefined;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    @InjectRepository(MemoryEntity) private readonly memories: Repository<MemoryEntity>,
     @Inject(MEMORY_OPTIONS) private readonly options: MemoryOptions,
   ) {}
 
@@ -104,19 +105,19 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   async onApplicationBootstrap(): Promise<void> {
     const settings = this.options.embeddings;
     if (!this.options.enabled || !settings) return;
-    const [{ table }] = await this.dataSource.query(`SELECT to_regclass('memory_embeddings') IS NOT NULL AS table`);
+    const [{ table }] = await this.memories.query(`SELECT to_regclass('memory_embeddings') IS NOT NULL AS table`);
     if (!table) {
       this.logger.warn('An embeddings provider is configured but this database has no pgvector: memories are searched lexically only');
       return;
     }
     const dims = settings.dimensions;
     // One HNSW index per vector length: the column itself has none, so a change of model never needs a migration.
-    await this.dataSource.query(
+    await this.memories.query(
       `CREATE INDEX IF NOT EXISTS memory_embeddings_hnsw_${dims} ON memory_embeddings
        USING hnsw ((embedding::vector(${dims})) vector_cosine_ops) WHERE vector_dims(embedding) = ${dims}`,
     );
     const client = new EmbeddingsClient(settings);
-    this.vectors = { client, filler: new EmbeddingFiller(this.dataSource, client) };
+    this.vectors = { client, filler: new EmbeddingFiller(this.memories, client) };
     this.vectors.filler.start();
     this.logger.log(`Memories are searched lexically and by vectors (${settings.model}, ${dims} dimensions)`);
   }
@@ -136,7 +137,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const kind = this.checkKind(input.kind ?? 'fact');
     const key = dedupeKey(text);
     const vector = await this.embedWithinBudget(text);
-    const result = await this.dataSource.transaction(async (manager) => {
+    const result = await this.memories.manager.transaction(async (manager) => {
       // One writer per user at a time, so the count and the dedupe check hold until the insert.
       await lockUserWrites(manager, userId);
       // TypeORM answers an UPDATE or DELETE with [rows, affected].
@@ -186,7 +187,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     if (!Number.isInteger(topK) || topK < 1 || topK > 50)
       throw new InvalidInputError('top_k must be a whole number from 1 to 50', { top_k: 'must be a whole number from 1 to 50' });
     const limit = candidateCount(topK);
-    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.dataSource.query(
+    const lexical: (CandidateRow & { list: string; relevance: number })[] = await this.memories.query(
       lexicalCandidatesSql,
       lexicalCandidatesParams(userId, trimmed, limit, kind),
     );
@@ -212,7 +213,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   /** Newest first, by pages (keyset on created_at and id). */
   async list(userId: string, query: ListQuery): Promise<Page<MemoryView>> {
     const after = query.cursor ? decodeCursor(query.cursor, KEYSET) : undefined;
-    const rows: (MemoryRow & { created_key: string })[] = await this.dataSource.query(
+    const rows: (MemoryRow & { created_key: string })[] = await this.memories.query(
       `SELECT ${COLUMNS}, ${instantKeySql('created_at')} AS created_key FROM memories
        WHERE user_id = $1 AND deleted_at IS NULL AND ($2::text IS NULL OR kind = $2)
          AND ($3::timestamptz IS NULL OR (created_at, id) < ($3::timestamptz, $4::uuid))
@@ -224,7 +225,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   async get(userId: string, id: string): Promise<MemoryView> {
     const [row] = UUID.test(id)
-      ? await this.dataSource.query(`SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, [id, userId])
+      ? await this.memories.query(`SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, [id, userId])
       : [];
     if (!row) throw this.notFound(id);
     return toView(row);
@@ -238,7 +239,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const textChanged = text !== current.text;
     let row: MemoryRow | undefined;
     try {
-      row = await this.dataSource.transaction(async (manager) => {
+      row = await this.memories.manager.transaction(async (manager) => {
         // Under the user's lock, so that a vocabulary being pruned cannot miss the new text's words.
         await lockUserWrites(manager, userId);
         const [[updated]] = await manager.query(
@@ -255,7 +256,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     }
     if (!row) throw this.notFound(id);
     if (textChanged && this.vectors) {
-      await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
+      await this.memories.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
       this.vectors.filler.schedule(id);
     }
     return toView(row);
@@ -264,15 +265,15 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   /** The user's delete: the memory stays in the table (marked) but is never listed or recalled again. */
   async softDelete(userId: string, id: string): Promise<void> {
     const [rows] = UUID.test(id)
-      ? await this.dataSource.query('UPDATE memories SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING id', [id, userId])
+      ? await this.memories.query('UPDATE memories SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING id', [id, userId])
       : [[]];
     if (!rows?.length) throw this.notFound(id);
-    if (this.vectors) await this.dataSource.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
+    if (this.vectors) await this.memories.query('DELETE FROM memory_embeddings WHERE memory_id = $1', [id]);
   }
 
   /** Everything held about the user's memories, deleted ones included (marked), oldest first. */
   async exportAll(userId: string): Promise<(MemoryView & { deletedAt: Date | null })[]> {
-    const rows: (MemoryRow & { deleted_at: Date | null })[] = await this.dataSource.query(
+    const rows: (MemoryRow & { deleted_at: Date | null })[] = await this.memories.query(
       `SELECT ${COLUMNS}, deleted_at FROM memories WHERE user_id = $1 ORDER BY created_at, id`,
       [userId],
     );
@@ -280,14 +281,14 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async countFor(userId: string): Promise<number> {
-    const [{ count }] = await this.dataSource.query('SELECT count(*)::int AS count FROM memories WHERE user_id = $1', [userId]);
+    const [{ count }] = await this.memories.query('SELECT count(*)::int AS count FROM memories WHERE user_id = $1', [userId]);
     return count;
   }
 
   /** An administrator's delete: the row is gone, and the words of the user's vocabulary that only it held. */
   async hardDelete(userId: string, id: string): Promise<void> {
     const erased = UUID.test(id)
-      ? await this.dataSource.transaction(async (manager) => {
+      ? await this.memories.manager.transaction(async (manager) => {
           await lockUserWrites(manager, userId);
           const [rows] = await manager.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]);
           if (rows.length) await pruneVocabulary(manager, userId);
@@ -299,7 +300,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Erases every memory of the user (a data-subject request); answers how many rows went. */
   async eraseAll(userId: string): Promise<number> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.memories.manager.transaction(async (manager) => {
       const [rows] = await manager.query('DELETE FROM memories WHERE user_id = $1 RETURNING id', [userId]);
       await manager.query('DELETE FROM memory_words WHERE user_id = $1', [userId]);
       return rows.length as number;
@@ -359,7 +360,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.warn(`Recall falls back to lexical search: ${(error as Error).message}`);
       return undefined;
     }
-    return this.dataSource.query(vectorCandidatesSql(this.vectors.client.dimensions), [
+    return this.memories.query(vectorCandidatesSql(this.vectors.client.dimensions), [
       userId,
       toVectorLiteral(vector!),
       this.vectors.client.model,

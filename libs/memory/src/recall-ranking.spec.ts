@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { MemoryEntity } from './memory.entity.js';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryOptions } from './memory.options.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
@@ -20,7 +21,7 @@ const user = randomUUID();
 
 beforeAll(async () => {
   db = await migratedDatabase();
-  store = new MemoryStore(db.dataSource, OPTIONS);
+  store = new MemoryStore(db.dataSource.getRepository(MemoryEntity), OPTIONS);
   await store.onApplicationBootstrap();
   // Stored from least to most relevant, so that neither insertion nor recency order gives the expected order.
   for (const text of ['Walks the dog before work', 'Has mint tea with dinner', 'Drinks green tea after lunch', 'Drinks green tea every morning']) {

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository, EntityManager } from 'typeorm';
 import { ConflictError, ForbiddenError, NotFoundError } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
@@ -52,10 +52,13 @@ export const hashToken = (token: string) => createHash('sha256').update(token).d
  */
 @Injectable()
 export class CareCirclesService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectRepository(CircleMemberEntity) private readonly memberRows: Repository<CircleMemberEntity>,
+    @InjectRepository(CareCircleEntity) private readonly circles: Repository<CareCircleEntity>,
+  ) {}
 
   async create(userId: string, name: string): Promise<CircleView> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.memberRows.manager.transaction(async (manager) => {
       const circle = await manager.save(manager.create(CareCircleEntity, { name, createdBy: userId }));
       const owner = await manager.save(manager.create(CircleMemberEntity, { circleId: circle.id, userId, role: 'owner', status: 'accepted' }));
       return circleView(circle, owner);
@@ -63,9 +66,9 @@ export class CareCirclesService {
   }
 
   async list(userId: string): Promise<CircleView[]> {
-    const memberships = await this.dataSource.getRepository(CircleMemberEntity).find({ where: { userId, status: 'accepted' }, order: { createdAt: 'ASC' } });
+    const memberships = await this.memberRows.find({ where: { userId, status: 'accepted' }, order: { createdAt: 'ASC' } });
     if (memberships.length === 0) return [];
-    const circles = await this.dataSource
+    const circles = await this.memberRows.manager
       .getRepository(CareCircleEntity)
       .createQueryBuilder('circle')
       .where('circle.id IN (:...ids)', { ids: memberships.map((member) => member.circleId) })
@@ -75,20 +78,19 @@ export class CareCirclesService {
   }
 
   async rename(userId: string, circleId: string, name: string): Promise<CircleView> {
-    const me = await this.requireManager(this.dataSource.manager, userId, circleId);
-    const circles = this.dataSource.getRepository(CareCircleEntity);
-    await circles.update({ id: circleId }, { name });
-    return circleView(await circles.findOneByOrFail({ id: circleId }), me);
+    const me = await this.requireManager(this.memberRows.manager, userId, circleId);
+    await this.circles.update({ id: circleId }, { name });
+    return circleView(await this.circles.findOneByOrFail({ id: circleId }), me);
   }
 
   async remove(userId: string, circleId: string): Promise<void> {
-    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const me = await this.requireMembership(this.memberRows.manager, userId, circleId);
     if (me.role !== 'owner') throw new ForbiddenError('Only an owner of the circle can delete it');
-    await this.dataSource.getRepository(CareCircleEntity).delete({ id: circleId });
+    await this.circles.delete({ id: circleId });
   }
 
   async invite(userId: string, circleId: string, email: string, role: MemberRole): Promise<IssuedInvitation> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.memberRows.manager.transaction(async (manager) => {
       const me = await this.requireManager(manager, userId, circleId);
       if (!canGrantRole(me.role, role)) throw new ForbiddenError(`A ${me.role} cannot invite someone as ${role}`);
       const normalized = email.trim().toLowerCase();
@@ -109,8 +111,8 @@ export class CareCirclesService {
   }
 
   async members(userId: string, circleId: string): Promise<MemberView[]> {
-    await this.requireMembership(this.dataSource.manager, userId, circleId);
-    const rows: MemberRow[] = await this.dataSource.query(
+    await this.requireMembership(this.memberRows.manager, userId, circleId);
+    const rows: MemberRow[] = await this.memberRows.query(
       `SELECT m.id, m.role, m.status, m.nickname, m.health_access, m.invited_email, u.name, u.email
          FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id
         WHERE m.circle_id = $1 ORDER BY m.created_at, m.id`,
@@ -121,16 +123,16 @@ export class CareCirclesService {
 
   /** Nickname, health access and withdrawing: each member sets these for themselves only. */
   async updateMine(userId: string, circleId: string, change: MembershipChange): Promise<MemberView> {
-    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const me = await this.requireMembership(this.memberRows.manager, userId, circleId);
     if (change.status === 'declined') {
-      const others = await this.otherCounts(this.dataSource.manager, circleId, userId);
+      const others = await this.otherCounts(this.memberRows.manager, circleId, userId);
       if (!canLeave(me.role, others.owners, others.members)) throw new ConflictError('You are the last owner: make another member an owner first');
       // Withdrawn but listed, the circle would be left with nobody to manage it.
       if (others.members === 0) throw new ConflictError('You are the only member: leave the circle (which deletes it) instead');
     }
     const nickname = change.nickname?.trim();
     if (nickname) await this.refuseShadowing(circleId, me.id, nickname);
-    await this.dataSource.getRepository(CircleMemberEntity).update(
+    await this.memberRows.update(
       { id: me.id },
       {
         ...(change.nickname !== undefined ? { nickname: nickname || null } : {}),
@@ -143,26 +145,26 @@ export class CareCirclesService {
   }
 
   async changeRole(userId: string, circleId: string, memberId: string, role: MemberRole): Promise<MemberView> {
-    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const me = await this.requireMembership(this.memberRows.manager, userId, circleId);
     const target = await this.requireMember(circleId, memberId);
     if (!canChangeRole(me.role, target.role, role, target.id === me.id)) {
       throw new ForbiddenError(target.id === me.id ? 'You cannot change your own role' : `A ${me.role} cannot make a ${target.role} a ${role}`);
     }
-    await this.dataSource.getRepository(CircleMemberEntity).update({ id: target.id }, { role, updatedAt: () => 'now()' });
+    await this.memberRows.update({ id: target.id }, { role, updatedAt: () => 'now()' });
     return this.memberById(target.id);
   }
 
   async removeMember(userId: string, circleId: string, memberId: string): Promise<void> {
-    const me = await this.requireMembership(this.dataSource.manager, userId, circleId);
+    const me = await this.requireMembership(this.memberRows.manager, userId, circleId);
     const target = await this.requireMember(circleId, memberId);
     if (target.id === me.id) throw new ForbiddenError('Leave the circle instead of removing yourself');
     if (!canRemove(me.role, target.role, false)) throw new ForbiddenError(`A ${me.role} cannot remove a ${target.role}`);
-    await this.dataSource.getRepository(CircleMemberEntity).delete({ id: target.id });
+    await this.memberRows.delete({ id: target.id });
   }
 
   /** Leaving deletes one's membership; the last person to leave takes the circle with them. */
   async leave(userId: string, circleId: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
+    await this.memberRows.manager.transaction(async (manager) => {
       const me = await this.requireMembership(manager, userId, circleId);
       const others = await this.otherCounts(manager, circleId, userId);
       if (!canLeave(me.role, others.owners, others.members)) throw new ConflictError('You are the last owner: make another member an owner first');
@@ -173,7 +175,7 @@ export class CareCirclesService {
 
   /** A nickname is how the circle calls oneself, never how it knows someone else (see `shadowedBy`). */
   private async refuseShadowing(circleId: string, myMemberId: string, nickname: string): Promise<void> {
-    const others: CircleNames[] = await this.dataSource.query(
+    const others: CircleNames[] = await this.memberRows.query(
       `SELECT m.id AS "memberId", u.name, u.email, m.invited_email AS "invitedEmail", m.nickname
          FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id
         WHERE m.circle_id = $1 AND m.id <> $2`,
@@ -206,13 +208,13 @@ export class CareCirclesService {
   }
 
   private async requireMember(circleId: string, memberId: string): Promise<CircleMemberEntity> {
-    const member = isUuid(memberId) ? await this.dataSource.getRepository(CircleMemberEntity).findOneBy({ circleId, id: memberId }) : null;
+    const member = isUuid(memberId) ? await this.memberRows.findOneBy({ circleId, id: memberId }) : null;
     if (!member) throw new NotFoundError(`No member ${memberId} in this circle`);
     return member;
   }
 
   private async memberById(memberId: string): Promise<MemberView> {
-    const [row]: MemberRow[] = await this.dataSource.query(
+    const [row]: MemberRow[] = await this.memberRows.query(
       `SELECT m.id, m.role, m.status, m.nickname, m.health_access, m.invited_email, u.name, u.email
          FROM care_circle_members m LEFT JOIN users u ON u.id = m.user_id WHERE m.id = $1`,
       [memberId],

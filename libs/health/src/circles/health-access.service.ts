@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource } from 'typeorm';
-import { HEALTH_ACCESS } from '../entities/circle-member.entity.js';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository } from 'typeorm';
+import { CircleMemberEntity, HEALTH_ACCESS } from '../entities/circle-member.entity.js';
 import type { CirclePerson } from './member-resolution.js';
 
 /**
@@ -10,7 +10,7 @@ import type { CirclePerson } from './member-resolution.js';
  */
 @Injectable()
 export class HealthAccessService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(CircleMemberEntity) private readonly members: Repository<CircleMemberEntity>) {}
 
   /**
    * Everyone in the circles the caller is an accepted member of, the caller included, whatever their status and
@@ -19,7 +19,7 @@ export class HealthAccessService {
    */
   async circlePeople(userId: string): Promise<CirclePerson[]> {
     const rows: { user_id: string | null; member_ids: string[]; name: string | null; email: string | null; nicknames: (string | null)[]; shares: boolean }[] =
-      await this.dataSource.query(
+      await this.members.query(
         `SELECT them.user_id, u.name, COALESCE(u.email, min(them.invited_email)) AS email,
                 array_agg(them.id::text ORDER BY them.status = 'accepted' AND them.health_access >= $2 DESC, them.created_at, them.id) AS member_ids,
                 array_agg(them.nickname ORDER BY them.created_at, them.id) AS nicknames,
@@ -48,7 +48,7 @@ export class HealthAccessService {
    */
   async canReadHealth(callerId: string, subjectId: string): Promise<boolean> {
     if (callerId === subjectId) return true;
-    const rows = await this.dataSource.query(
+    const rows = await this.members.query(
       `SELECT 1 FROM care_circle_members me
          JOIN care_circle_members them ON them.circle_id = me.circle_id
         WHERE me.user_id = $1 AND me.status = 'accepted'
@@ -61,7 +61,7 @@ export class HealthAccessService {
 
   /** Whether a member id is one of the caller's own memberships (an acting-for that names oneself). */
   async isOwnMemberId(userId: string, memberId: string): Promise<boolean> {
-    const rows = await this.dataSource.query('SELECT 1 FROM care_circle_members WHERE id::text = $1 AND user_id = $2', [memberId.toLowerCase(), userId]);
+    const rows = await this.members.query('SELECT 1 FROM care_circle_members WHERE id::text = $1 AND user_id = $2', [memberId.toLowerCase(), userId]);
     return rows.length > 0;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { Repository, EntityManager } from 'typeorm';
 import { ConflictError, cursorKey, decodeCursor, ForbiddenError, GoneError, instantKeySql, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
@@ -52,10 +52,10 @@ export function verifiedEmailOf(caller: UserInfo): string {
  */
 @Injectable()
 export class InvitationsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(CircleInvitationEntity) private readonly invitations: Repository<CircleInvitationEntity>) {}
 
   async answerByToken(userId: string, token: string, answer: InvitationAnswer): Promise<CircleView | null> {
-    return this.dataSource.transaction(async (manager) => {
+    return this.invitations.manager.transaction(async (manager) => {
       const invitation = await this.lockInvitation(manager)
         .where('invitation.token_hash = :hash', { hash: hashToken(token) })
         .getOne();
@@ -67,7 +67,7 @@ export class InvitationsService {
   /** An invitation sent to another address answers 404, exactly like one that does not exist. */
   async answerById(caller: UserInfo, invitationId: string, answer: InvitationAnswer): Promise<CircleView | null> {
     const email = verifiedEmailOf(caller);
-    return this.dataSource.transaction(async (manager) => {
+    return this.invitations.manager.transaction(async (manager) => {
       const invitation = isUuid(invitationId)
         ? await this.lockInvitation(manager).where('invitation.id = :invitationId AND lower(invitation.email) = :email', { invitationId, email }).getOne()
         : null;
@@ -88,7 +88,7 @@ export class InvitationsService {
       params.push(...decodeCursor(cursor, KEYSET));
       after = 'AND (i.created_at, i.id) < ($4::timestamptz, $5::uuid)';
     }
-    const rows: PendingRow[] = await this.dataSource.query(
+    const rows: PendingRow[] = await this.invitations.query(
       `SELECT i.id, c.id AS circle_id, c.name AS circle_name, m.role, u.name AS inviter_name, u.email AS inviter_email, i.expires_at, i.created_at,
               ${instantKeySql('i.created_at')} AS created_key
          FROM care_circle_invitations i

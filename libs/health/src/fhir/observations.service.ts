@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { InjectRepository } from '@nestjs/typeorm';
 import type { Bundle, BundleEntry, Observation, OperationOutcome } from '@medplum/fhirtypes';
-import { Brackets, type DataSource, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { Brackets, type Repository, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { cursorKey, decodeCursor, InvalidInputError, NotFoundError, toPage } from '@app/common';
 import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
@@ -45,13 +45,13 @@ const outcome = (problems: readonly FhirProblem[]): OperationOutcome => ({
 /** FHIR Observations of one subject: validated ingest (one, batch, transaction, collection) and newest-first reads. */
 @Injectable()
 export class ObservationsService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(@InjectRepository(ObservationEntity) private readonly observations: Repository<ObservationEntity>) {}
 
   /** `bodyText` is the JSON text `body` was parsed from: only it has the digits of numbers JSON.parse changed. */
   async createOne(subjectId: string, body: unknown, bodyText: string | undefined): Promise<Observation> {
     const problems = validateObservation(body, '', lazyInexactNumbers(bodyText ?? '', 'Observation'));
     if (problems.length > 0) throw problemsError('Invalid Observation', problems);
-    return this.store(this.dataSource.manager, subjectId, body as Observation);
+    return this.store(this.observations.manager, subjectId, body as Observation);
   }
 
   /**
@@ -71,13 +71,13 @@ export class ObservationsService {
       for (const [index, { id, resource }] of linked.resources.entries()) {
         const problems = problemsByEntry[index]!;
         if (problems.length > 0) responses.push({ response: { status: '400 Bad Request', outcome: outcome(problems) } });
-        else responses.push(created(await this.store(this.dataSource.manager, subjectId, resource, id)));
+        else responses.push(created(await this.store(this.observations.manager, subjectId, resource, id)));
       }
       return { resourceType: 'Bundle', type: 'batch-response', entry: responses };
     }
     const allProblems = problemsByEntry.flat();
     if (allProblems.length > 0) throw problemsError(`Invalid ${bundle.type}; nothing was stored`, allProblems);
-    const stored = await this.dataSource.transaction(async (manager) => {
+    const stored = await this.observations.manager.transaction(async (manager) => {
       const saved: Observation[] = [];
       for (const { id, resource } of linked.resources) saved.push(await this.store(manager, subjectId, resource, id));
       return saved;
@@ -87,13 +87,13 @@ export class ObservationsService {
 
   /** One of the subject's Observations, as stored; another's answers as a missing one does. */
   async readOne(subjectId: string, id: string): Promise<Observation> {
-    const row = isUuid(id) ? await this.dataSource.getRepository(ObservationEntity).findOneBy({ id, subjectId }) : null;
+    const row = isUuid(id) ? await this.observations.findOneBy({ id, subjectId }) : null;
     if (!row) throw notFound(id);
     return row.resource;
   }
 
   async deleteOne(subjectId: string, id: string): Promise<void> {
-    const deleted = isUuid(id) ? await this.dataSource.getRepository(ObservationEntity).delete({ id, subjectId }) : undefined;
+    const deleted = isUuid(id) ? await this.observations.delete({ id, subjectId }) : undefined;
     if (!deleted?.affected) throw notFound(id);
   }
 
@@ -130,7 +130,7 @@ export class ObservationsService {
 
   /** The subject's observations that `query` matches, unordered. */
   private matching(subjectId: string, query: ObservationQuery): SelectQueryBuilder<ObservationEntity> {
-    const builder = this.dataSource.getRepository(ObservationEntity).createQueryBuilder('o').where('o.subject_id = :subjectId', { subjectId });
+    const builder = this.observations.createQueryBuilder('o').where('o.subject_id = :subjectId', { subjectId });
     if (query.codes?.length) builder.andWhere(anyCode(query.codes, query.codeMatchesDisplay ?? false));
     (query.dateBounds ?? []).forEach((bound, index) => builder.andWhere(`o.clinical_at ${bound.operator} :at${index}`, { [`at${index}`]: bound.at }));
     return builder;

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
+import type { Repository } from 'typeorm';
+import type { MemoryEntity } from '../memory.entity.js';
 import { toVectorLiteral, type EmbeddingsClient } from './embeddings-client.js';
 
 const BATCH_SIZE = 32;
@@ -21,7 +22,7 @@ export class EmbeddingFiller {
   private stopped = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly memories: Repository<MemoryEntity>,
     private readonly client: EmbeddingsClient,
   ) {}
 
@@ -54,7 +55,7 @@ export class EmbeddingFiller {
 
   /** Queues every live memory without a vector of the configured model. */
   async sweep(): Promise<void> {
-    const rows: { id: string }[] = await this.dataSource.query(
+    const rows: { id: string }[] = await this.memories.query(
       `SELECT m.id FROM memories m
        LEFT JOIN memory_embeddings e ON e.memory_id = m.id AND e.model = $1
        WHERE m.deleted_at IS NULL AND e.memory_id IS NULL
@@ -93,13 +94,13 @@ export class EmbeddingFiller {
   }
 
   private async fill(ids: string[]): Promise<void> {
-    const rows: { id: string; user_id: string; text: string }[] = await this.dataSource.query(
+    const rows: { id: string; user_id: string; text: string }[] = await this.memories.query(
       'SELECT id, user_id, text FROM memories WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL',
       [ids],
     );
     if (rows.length === 0) return;
     const vectors = await this.client.embed(rows.map((row) => row.text));
-    await this.dataSource.query(
+    await this.memories.query(
       `INSERT INTO memory_embeddings (memory_id, user_id, model, embedding)
        SELECT m.id, m.user_id, $2, v.embedding::vector
        FROM unnest($1::uuid[], $3::text[]) AS v(memory_id, embedding)
