@@ -1,4 +1,4 @@
-import { Injectable, RequestMethod, type OnApplicationBootstrap } from '@nestjs/common';
+import { Injectable, RequestMethod, type OnModuleInit } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import { CALLER_REQUIREMENT, type CallerRequirement } from './caller.guard.js';
@@ -49,16 +49,17 @@ export function controllerRoutes(discovery: DiscoveryService, scanner: MetadataS
 
 /**
  * Stops start-up when a route under `/api` or `/admin` lacks `@Authenticated()` or
- * `@AdminOnly()`: such a route would be open to anyone and skip the rate limit.
+ * `@AdminOnly()`: such a route would be open to anyone and skip the rate limit. Checked at module
+ * init, before any lib starts its timers or workers at bootstrap, so a refused app leaves none running.
  */
 @Injectable()
-export class RouteRequirements implements OnApplicationBootstrap {
+export class RouteRequirements implements OnModuleInit {
   constructor(
     private readonly discovery: DiscoveryService,
     private readonly scanner: MetadataScanner,
   ) {}
 
-  onApplicationBootstrap(): void {
+  onModuleInit(): void {
     const open = unguardedRoutes(this.discovery, this.scanner);
     if (open.length) {
       throw new Error(`Routes under /api and /admin must declare their caller with @Authenticated() or @AdminOnly(); missing on ${open.join(', ')}`);
