@@ -7,7 +7,7 @@ import { DatabaseModule } from '@app/database';
 import { ConversationsModule } from '@app/conversations';
 import { FilesModule } from '@app/files';
 import { HealthModule } from '@app/health';
-import { McpModule, ToolDirectoriesModule } from '@app/mcp';
+import { McpModule, McpRequestStateModule, ToolDirectoriesModule } from '@app/mcp';
 import { MemoryModule } from '@app/memory';
 import { ToolsModule } from '@app/tools';
 import { AdminToolsController } from './admin-tools.controller.js';
@@ -16,15 +16,26 @@ import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
 import { loggingModule } from './logging.js';
 
+/**
+ * What a tool file in a tool directory may inject, besides the globals (configuration, the
+ * `DataSource`, a `Logger`): the services `mirobody` exports.
+ */
+const toolDirectoryImports = [McpRequestStateModule, MemoryModule, FilesModule];
+
 export interface AppExtensions {
-  /** Modules of your own whose `*Service` providers add tools, resources and prompts. */
+  /**
+   * Modules of your own whose `*Service` providers add tools, resources and prompts. A module whose
+   * services use `MemoryStore` or `FilesService` imports `MemoryModule` or `FilesModule`.
+   */
   imports?: ModuleMetadata['imports'];
 }
 
 /**
  * The deployable server, and the one place that composes it: configuration, logs, the database,
  * health checks, the MCP endpoint, every feature lib (with its tables and routes) and the built-in
- * tools. A feature module never imports another to own it; `ToolsModule` only registers tools.
+ * tools. The feature libs read their options from their sections of the configuration, so a module
+ * that needs one's services imports it and owns nothing of it; only common, config and the
+ * database are global.
  */
 @Module({})
 export class AppModule {
@@ -42,25 +53,24 @@ export class AppModule {
         }),
         DatabaseModule.forRoot({ ...config.database, dataDir: config.DATA_DIR }),
         TerminusModule,
-        McpModule.forRoot({
-          serverInfo: { name: 'mirobody', version: config.version },
-          ...config.mcp,
-          // Without a configured public address, the 401 names the metadata at the address the client used.
-          resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''),
-        }),
-        AuthModule.forRoot({
-          ...config.auth,
-          publicBaseUrl: config.PUBLIC_BASE_URL,
-          dataDir: config.DATA_DIR,
-        }),
-        FilesModule.forRoot({ ...config.files, dataDir: config.DATA_DIR, publicBaseUrl: config.PUBLIC_BASE_URL }),
-        MemoryModule.forRoot(config.memory),
+        McpModule.forRoot(
+          {
+            serverInfo: { name: 'mirobody', version: config.version },
+            ...config.mcp,
+            // Without a configured public address, the 401 names the metadata at the address the client used.
+            resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''),
+          },
+          // The caller resolver, rate limit and access log `/mcp` takes.
+          [AuthModule],
+        ),
+        AuthModule,
+        FilesModule,
+        MemoryModule,
         HealthModule,
         ConversationsModule,
         ToolsModule,
         ...(extensions.imports ?? []),
-        // Services of the app's global modules (configuration, DataSource) are injectable without listing them here.
-        ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register(config.toolDirectories)] : []),
+        ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register({ ...config.toolDirectories, imports: toolDirectoryImports })] : []),
       ],
       controllers: [HealthController, AdminToolsController],
       providers: [GracefulShutdown],

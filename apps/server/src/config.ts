@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import leven from 'leven';
 import { parse as parseYaml } from 'yaml';
-import { authConfig, type AuthSectionOptions } from '@app/auth';
+import { authConfig, type AuthModuleOptions } from '@app/auth';
 import {
   bool,
   commonConfig,
@@ -21,7 +21,7 @@ import {
   type Env,
 } from '@app/common';
 import { databaseConfig, type DatabaseSettings } from '@app/database';
-import { filesConfig } from '@app/files';
+import { filesConfig, type FilesModuleOptions } from '@app/files';
 import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
 
@@ -67,14 +67,14 @@ export interface AppConfig {
   database: DatabaseSettings;
   /** `McpModule.forRoot` options, but for the server's identity. */
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
-  /** `AuthModule.forRoot` options but for the app's address and data directory: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys. */
-  auth: AuthSectionOptions;
+  /** `AuthModule`'s options: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys, with the app's address and data directory. */
+  auth: AuthModuleOptions;
   /** `ToolDirectoriesModule.register` options (`MCP_TOOL_DIRS`). */
   toolDirectories: ToolDirectoriesOptions;
-  /** Long-term memory: the MEMORY_* and EMBEDDING_* keys. */
+  /** `MemoryModule`'s options: the MEMORY_* and EMBEDDING_* keys. */
   memory: MemoryOptions;
-  /** Files: the FILES_* and S3_* keys. */
-  files: ReturnType<typeof filesConfig.load>;
+  /** `FilesModule`'s options: the FILES_* and S3_* keys, with the app's address and data directory. */
+  files: FilesModuleOptions;
 }
 
 function publicBaseUrl(raw: string | undefined, host: string, port: number): string {
@@ -264,9 +264,9 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     common: commonConfig.load(env),
     database: databaseConfig.load(env),
     mcp: mcpConfig.load(env),
-    auth: authConfig.load(env),
+    auth: { ...authConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR },
     toolDirectories: toolDirectoriesConfig.load(env),
     memory: memoryConfig.load(env),
-    files: filesConfig.load(env),
+    files: { ...filesConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR },
   };
 }

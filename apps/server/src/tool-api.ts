@@ -23,6 +23,7 @@ export {
   McpPrompt,
   McpResource,
   McpRequestState,
+  McpRequestStateModule,
   McpResourceTemplate,
   McpTool,
   McpToolContext,
@@ -39,8 +40,8 @@ export {
   type ToolResult,
   type UserInfo,
 } from '@app/mcp';
-export { MemoryStore, type RecalledMemory } from '@app/memory';
-export { FilesService } from '@app/files';
+export { MemoryModule, MemoryStore, type RecalledMemory } from '@app/memory';
+export { FilesModule, FilesService } from '@app/files';
 
 export type { AppExtensions };
 

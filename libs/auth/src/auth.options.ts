@@ -7,7 +7,7 @@ export interface RateLimitOptions {
   windowSeconds: number;
 }
 
-/** `AuthModule.forRoot` options: `authConfig`'s section, plus the app's address and data directory. */
+/** The auth lib's options: `authConfig`'s section, plus the app's address and data directory. */
 export interface AuthModuleOptions {
   /** The address clients reach the server at, without a trailing slash. */
   publicBaseUrl: string;
@@ -53,6 +53,9 @@ export interface AuthModuleOptions {
 export type AuthSectionOptions = Omit<AuthModuleOptions, 'publicBaseUrl' | 'dataDir'>;
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
+
+/** The section of the app's configuration (`ConfigService`) that holds `AuthModuleOptions`. */
+export const AUTH_CONFIG_SECTION = 'auth';
 
 /** `iss` recorded for tokens that carry none (HS256 tokens of this server without `JWT_ISSUER`). */
 export const LOCAL_ISSUER = 'local';

@@ -17,6 +17,7 @@ export {
   type Env,
   type KeySpec,
 } from './config/config-section.js';
+export { optionsFromConfig } from './config/module-options.js';
 export {
   ConflictError,
   DomainError,

@@ -1,10 +1,12 @@
 import { join } from 'node:path';
-import { Inject, Module, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { optionsFromConfig } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
 import { FileExtraction } from './extraction/file-extraction.js';
 import { FilesUserData } from './files-user-data.js';
-import { FILES_OPTIONS, SIGNED_FILE_PATH, type FilesModuleOptions } from './files.options.js';
+import { FILES_CONFIG_SECTION, FILES_OPTIONS, SIGNED_FILE_PATH, type FilesModuleOptions } from './files.options.js';
 import { FilesService } from './files.service.js';
 import { AdminFilesController } from './http/admin-files.controller.js';
 import { FilesController } from './http/files.controller.js';
@@ -30,30 +32,25 @@ async function createStorage(options: FilesModuleOptions, signer: FileUrlSigner)
 
 /**
  * Uploaded files: storage (local disk or S3), the `files` table, text extraction, the user and
- * admin REST routes and signed downloads. Global, so that tool modules can use `FilesService`.
+ * admin REST routes and signed downloads. Its options are the app configuration's `files` section;
+ * a module whose services use `FilesService` imports this one.
  */
-@Module({})
+@Module({
+  imports: [DatabaseModule.forFeature({ entities: [StoredFileEntity], migrations: [CreateFiles1796094447000] }), AuthModule],
+  controllers: [FilesController, AdminFilesController, SignedFileController],
+  providers: [
+    optionsFromConfig(FILES_OPTIONS, FILES_CONFIG_SECTION),
+    FileUrlSigner,
+    { provide: FILE_STORAGE, inject: [FILES_OPTIONS, FileUrlSigner], useFactory: createStorage },
+    FileExtraction,
+    FileUploader,
+    FilesService,
+    FilesUserData,
+  ],
+  exports: [FilesService],
+})
 export class FilesModule implements OnApplicationShutdown {
   constructor(@Inject(FILE_STORAGE) private readonly storage: FileStorage) {}
-
-  static forRoot(options: FilesModuleOptions): DynamicModule {
-    return {
-      module: FilesModule,
-      global: true,
-      imports: [DatabaseModule.forFeature({ entities: [StoredFileEntity], migrations: [CreateFiles1796094447000] })],
-      controllers: [FilesController, AdminFilesController, SignedFileController],
-      providers: [
-        { provide: FILES_OPTIONS, useValue: options },
-        FileUrlSigner,
-        { provide: FILE_STORAGE, inject: [FileUrlSigner], useFactory: (signer: FileUrlSigner) => createStorage(options, signer) },
-        FileExtraction,
-        FileUploader,
-        FilesService,
-        FilesUserData,
-      ],
-      exports: [FilesService],
-    };
-  }
 
   onApplicationShutdown(): void {
     this.storage.destroy?.();

@@ -3,7 +3,7 @@ import type { S3StorageOptions } from './storage/s3.storage.js';
 
 export type FilesStorageOptions = { kind: 'local' } | ({ kind: 's3' } & S3StorageOptions);
 
-/** What `FilesModule.forRoot` takes: the `FILES_*` and `S3_*` keys, plus where the server lives. */
+/** The files lib's options: the `FILES_*` and `S3_*` keys, plus where the server lives. */
 export interface FilesModuleOptions {
   /** The server's data directory; local-disk objects go to `${dataDir}/files`. */
   dataDir: string;
@@ -22,6 +22,9 @@ export interface FilesModuleOptions {
 }
 
 export const FILES_OPTIONS = Symbol('FILES_OPTIONS');
+
+/** The section of the app's configuration (`ConfigService`) that holds `FilesModuleOptions`. */
+export const FILES_CONFIG_SECTION = 'files';
 
 /** The app route (under the public base URL) that serves signed local-disk links. */
 export const SIGNED_FILE_PATH = 'files/signed';

@@ -1,6 +1,7 @@
 import { BadRequestException, Module, type OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
+import { AuthModule } from '@app/auth';
 import { checkedJsonText, keepJsonBodyText } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { CareCirclesController } from './circles/care-circles.controller.js';
@@ -28,6 +29,7 @@ const FHIR_JSON = 'application/fhir+json';
       entities: [CareCircleEntity, CircleMemberEntity, CircleInvitationEntity, ObservationEntity],
       migrations: [CreateHealthTables1796094249000, VoidInvitationsOfErasedSenders1796420995000],
     }),
+    AuthModule,
   ],
   controllers: [CareCirclesController, InvitationsController, FhirController],
   providers: [CareCirclesService, InvitationsService, HealthAccessService, ObservationsService, FamilyHealthReader, HealthUserData],

@@ -24,6 +24,7 @@ export { offlineCatalog } from './registry/offline-catalog.js';
 export { CATALOG_FORMATS, type CatalogFormat, type ToolCatalog } from './registry/tool-catalog.js';
 export { fail, ok, type ToolResult } from './registry/tool-result.js';
 export { McpRequestState } from './server/mcp-request-state.js';
+export { McpRequestStateModule } from './server/mcp-request-state.module.js';
 export { findToolFiles } from './tool-directories/find-tool-files.js';
 export { importToolFiles } from './tool-directories/import-tool-files.js';
 export { registerToolModuleHooks } from './tool-directories/register-tool-module-hooks.js';

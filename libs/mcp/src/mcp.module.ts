@@ -1,18 +1,17 @@
-import { randomBytes } from 'node:crypto';
 import { Module, type DynamicModule, type ModuleMetadata } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
-import { Signer } from '@app/common';
 import { localhostAllowedHostnames } from '@modelcontextprotocol/server';
 import { McpExplorer } from './explorer/mcp-explorer.service.js';
 import { McpHttpService } from './http/mcp-http.service.js';
 import { McpRoute } from './http/mcp-route.js';
-import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from './mcp.options.js';
+import { MCP_MODULE_OPTIONS, type McpModuleOptions } from './mcp.options.js';
 import { McpRegistry } from './registry/mcp-registry.js';
-import { McpRequestState } from './server/mcp-request-state.js';
+import { McpRequestStateModule } from './server/mcp-request-state.module.js';
 import { McpServerFactory } from './server/mcp-server.factory.js';
 
 export type McpModuleSettings = Pick<McpModuleOptions, 'serverInfo'> & Partial<McpModuleOptions>;
 
+/** `imports`: the modules that provide what `/mcp` takes from other libs (`CALLER_RESOLVER`, `MCP_RATE_LIMIT`, `MCP_CALL_OBSERVER`); the app passes `AuthModule`. */
 export interface McpModuleAsyncOptions extends Pick<ModuleMetadata, 'imports'> {
   inject?: unknown[];
   useFactory: (...args: never[]) => McpModuleSettings | Promise<McpModuleSettings>;
@@ -31,38 +30,35 @@ export function resolveMcpOptions(settings: McpModuleSettings): McpModuleOptions
   };
 }
 
-/** Discovers `@McpTool` providers and serves them, with resources and prompts, at `/mcp`. */
+/**
+ * Discovers `@McpTool` providers and serves them, with resources and prompts, at `/mcp`. Imported
+ * by the app alone, which configures it; a tool module needs nothing of it but
+ * `McpRequestStateModule` (for `McpRequestState`).
+ */
 @Module({})
 export class McpModule {
-  static forRoot(settings: McpModuleSettings): DynamicModule {
-    return McpModule.forRootAsync({ useFactory: () => settings });
+  /** `imports`: as in `forRootAsync`. */
+  static forRoot(settings: McpModuleSettings, imports: ModuleMetadata['imports'] = []): DynamicModule {
+    return McpModule.forRootAsync({ imports, useFactory: () => settings });
   }
 
   static forRootAsync(options: McpModuleAsyncOptions): DynamicModule {
     return {
       module: McpModule,
-      global: true,
-      imports: [DiscoveryModule, ...(options.imports ?? [])],
+      imports: [DiscoveryModule, McpRequestStateModule, ...(options.imports ?? [])],
       providers: [
         {
           provide: MCP_MODULE_OPTIONS,
           inject: (options.inject ?? []) as never[],
           useFactory: async (...args: never[]) => resolveMcpOptions(await options.useFactory(...args)),
         },
-        {
-          provide: MCP_SIGNER,
-          inject: [{ token: Signer, optional: true }],
-          // Without the app's signer (a test module of the MCP lib alone) signatures hold for this process only.
-          useFactory: (signer?: Signer) => signer ?? new Signer(randomBytes(32).toString('hex')),
-        },
         McpExplorer,
         McpRegistry,
-        McpRequestState,
         McpServerFactory,
         McpHttpService,
         McpRoute,
       ],
-      exports: [McpRegistry, McpRequestState, McpServerFactory, McpHttpService],
+      exports: [McpRegistry, McpRequestStateModule, McpServerFactory, McpHttpService],
     };
   }
 }

@@ -3,7 +3,7 @@ import type { EmbeddingsSettings } from './embeddings/embeddings-client.js';
 export const MEMORY_KINDS = ['fact', 'preference', 'episode'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
 
-/** What `MemoryModule.forRoot` takes; the keys of `memoryConfig` map onto it. */
+/** The memory lib's options; the keys of `memoryConfig` map onto it. */
 export interface MemoryOptions {
   /** When false the tools stay listed and answer "Long-term memory is not enabled on this server". */
   enabled: boolean;
@@ -26,3 +26,6 @@ export interface MemoryOptions {
 }
 
 export const MEMORY_OPTIONS = Symbol('MEMORY_OPTIONS');
+
+/** The section of the app's configuration (`ConfigService`) that holds `MemoryOptions`. */
+export const MEMORY_CONFIG_SECTION = 'memory';

@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ConversationsModule } from '@app/conversations';
+import { FilesModule } from '@app/files';
 import { HealthModule } from '@app/health';
+import { MemoryModule } from '@app/memory';
 import { RenderChartService } from './chart/render-chart.service.js';
 import { SummarizeConversationService } from './conversations/summarize-conversation.service.js';
 import { EchoService } from './echo.service.js';
@@ -10,13 +12,12 @@ import { FamilyHealthService } from './health/family-health.service.js';
 import { WhoamiService } from './whoami.service.js';
 
 /**
- * The built-in tools. It registers tools only: the app module imports (and configures) the feature
- * modules whose services the tools call. Health and conversations are imported here for their
- * exports, the very module instances the app holds; the memory store and file storage are global,
- * as tool directories inject them too.
+ * The built-in tools. It registers tools only: it imports the feature modules whose services the
+ * tools call for their exports, the very module instances the app composes (static modules, one
+ * per app), and owns none of their routes or tables.
  */
 @Module({
-  imports: [HealthModule, ConversationsModule],
+  imports: [MemoryModule, FilesModule, HealthModule, ConversationsModule],
   providers: [EchoService, WhoamiService, MemoryToolsService, FilesToolsService, FamilyHealthService, SummarizeConversationService, RenderChartService],
 })
 export class ToolsModule {}

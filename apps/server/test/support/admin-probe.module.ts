@@ -1,6 +1,6 @@
 import { Controller, Get, Module, Req, UseGuards } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import { AdminOnly, CurrentCaller } from '@app/auth';
+import { AdminOnly, AuthModule, CurrentCaller } from '@app/auth';
 import type { UserInfo } from '@app/common';
 
 /** An `/admin/*` route, as an app would add one, to exercise `@AdminOnly()`. */
@@ -23,5 +23,6 @@ class PassportProbeController {
   }
 }
 
-@Module({ controllers: [AdminProbeController, PassportProbeController] })
+/** Imports `AuthModule` for what its guards inject, as any module with guarded routes does. */
+@Module({ imports: [AuthModule], controllers: [AdminProbeController, PassportProbeController] })
 export class AdminProbeModule {}

@@ -1,8 +1,9 @@
-import { Logger, Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { CALLER_RESOLVER } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { AuthOptionsModule } from '../auth-options.module.js';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
@@ -15,7 +16,7 @@ import { RouteRequirements } from './rest/route-requirements.js';
 import { McpSecretEntity } from './secrets/mcp-secret.entity.js';
 import { McpSecretsController } from './secrets/mcp-secrets.controller.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
-import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames } from './strategies.js';
+import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames, type StrategyNames } from './strategies.js';
 
 function createVerifier(options: AuthModuleOptions): JwtVerifier {
   const source = jwtKeySource(options);
@@ -28,33 +29,47 @@ function createVerifier(options: AuthModuleOptions): JwtVerifier {
   return new JwtVerifier(source, options);
 }
 
+/** This app's names for its strategies, made when the app is built (see `strategyNames`). */
+@Module({
+  providers: [{ provide: STRATEGY_NAMES, useFactory: strategyNames }],
+  exports: [STRATEGY_NAMES],
+})
+class StrategyNamesModule {}
+
+/** `@nestjs/passport`'s module, with this app's JWT strategy as `AuthGuard()`'s default. */
+const passportModule = PassportModule.registerAsync({
+  imports: [StrategyNamesModule],
+  inject: [STRATEGY_NAMES],
+  useFactory: (names: StrategyNames) => ({ defaultStrategy: names.jwt, session: false }),
+});
+
 /**
  * Credentials: JWTs and personal MCP secrets (`/api/mcp-secrets`), the passport strategies that
  * check them, the caller handed to `/mcp` (`CALLER_RESOLVER`), the guards behind
  * `@Authenticated()`/`@AdminOnly()`/`@Public()` and the start-up refusal of unguarded routes, and
- * the RFC 9728 metadata. Registered once per app: its passport strategies get names of their own.
+ * the RFC 9728 metadata. A module that uses the guards imports this one (through `AuthModule`):
+ * it exports what they inject.
  */
-@Module({})
-export class IdentityModule {
-  static register(): DynamicModule {
-    // Names of this app's own in passport's process-wide registry (see `strategyNames`).
-    const names = strategyNames();
-    const passportModule = PassportModule.register({ defaultStrategy: names.jwt, session: false });
-    return {
-      module: IdentityModule,
-      imports: [DiscoveryModule, DatabaseModule.forFeature({ entities: [McpSecretEntity] }), passportModule, UsersModule, RateLimitModule],
-      controllers: [McpSecretsController, ProtectedResourceController],
-      providers: [
-        { provide: STRATEGY_NAMES, useValue: names },
-        { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
-        McpSecretsService,
-        JwtStrategy,
-        McpSecretStrategy,
-        CallerGuard,
-        RouteRequirements,
-        { provide: CALLER_RESOLVER, useClass: AuthCallerResolver },
-      ],
-      exports: [passportModule, CallerGuard, CALLER_RESOLVER],
-    };
-  }
-}
+@Module({
+  imports: [
+    DiscoveryModule,
+    DatabaseModule.forFeature({ entities: [McpSecretEntity] }),
+    AuthOptionsModule,
+    StrategyNamesModule,
+    passportModule,
+    UsersModule,
+    RateLimitModule,
+  ],
+  controllers: [McpSecretsController, ProtectedResourceController],
+  providers: [
+    { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
+    McpSecretsService,
+    JwtStrategy,
+    McpSecretStrategy,
+    CallerGuard,
+    RouteRequirements,
+    { provide: CALLER_RESOLVER, useClass: AuthCallerResolver },
+  ],
+  exports: [passportModule, AuthOptionsModule, RateLimitModule, CallerGuard, CALLER_RESOLVER],
+})
+export class IdentityModule {}

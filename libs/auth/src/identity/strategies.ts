@@ -14,7 +14,7 @@ import { UsersService } from '../users/users.service.js';
 export const JWT_STRATEGY = 'jwt';
 export const MCP_SECRET_STRATEGY = 'mcp-secret';
 
-/** The names one app's strategies go by in passport (`AuthModule.forRoot` makes them). */
+/** The names one app's strategies go by in passport (made once per app, when it is built). */
 export interface StrategyNames {
   jwt: string;
   secret: string;
@@ -27,7 +27,7 @@ let registrations = 0;
  * Passport keeps strategies by name in one process-wide registry, which both the
  * `PassportStrategy` mixin and `AuthGuard` use. Under the shared names, two apps in one process
  * (the tests boot several at once, with their own keys and databases) would check each other's
- * credentials; so each registration of the auth module gets names of its own.
+ * credentials; so each app gets names of its own.
  */
 export function strategyNames(): StrategyNames {
   const registration = ++registrations;

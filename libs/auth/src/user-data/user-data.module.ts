@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@app/database';
 import { ToolCallEntity } from '../access-log/tool-call.entity.js';
+import { IdentityModule } from '../identity/identity.module.js';
 import { McpSecretEntity } from '../identity/secrets/mcp-secret.entity.js';
 import { UserEntity } from '../users/user.entity.js';
 import { UsersModule } from '../users/users.module.js';
@@ -13,7 +14,7 @@ import { UserDataService } from './user-data.service.js';
  * declares), `/api/me`, and the account's own share: the user row, their secrets and access log.
  */
 @Module({
-  imports: [DatabaseModule.forFeature({ entities: [UserEntity, McpSecretEntity, ToolCallEntity] }), UsersModule],
+  imports: [DatabaseModule.forFeature({ entities: [UserEntity, McpSecretEntity, ToolCallEntity] }), UsersModule, IdentityModule],
   controllers: [MeController],
   providers: [AccountUserData, UserDataService],
   exports: [UserDataService],

@@ -6,7 +6,7 @@ import { importToolFiles } from './import-tool-files.js';
 export interface ToolDirectoriesOptions {
   /** `MCP_TOOL_DIRS`, in order: the first directory that defines a tool name wins. */
   directories: readonly string[];
-  /** Modules whose exported services directory tools may inject (global ones need not be listed). */
+  /** Modules whose exported services directory tools may inject, besides the app's global ones (configuration, the database). */
   imports?: ModuleMetadata['imports'];
 }
 
