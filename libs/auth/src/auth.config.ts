@@ -16,10 +16,14 @@ export const authConfig = defineConfigSection({
     JWT_ISSUER: optionalStr(),
     JWT_AUDIENCE: list(),
     JWT_ROLES_CLAIM: str('roles', { pattern: /^\S+$/, expected: 'a claim name' }),
+    /** The claim holding a token's OAuth scopes (`scope`, `scp`); unset, JWT callers are not limited by tools' scopes. */
+    JWT_SCOPES_CLAIM: optionalStr({ pattern: /^\S+$/, expected: 'a claim name' }),
     /** The oldest a token may be (from its `iat`, which becomes required); 0 for no limit. */
     JWT_MAX_AGE: duration(24 * 3600, { minSeconds: 0, maxSeconds: 366 * 24 * 3600 }),
     ADMIN_EMAILS: list([], { item: /^[^@\s]+@[^@\s]+$/, expected: 'e-mail addresses' }),
     OAUTH_ISSUER: optionalStr(),
+    /** The built-in authorization server's signing keys: a JWKS file of private EC P-256 keys, the first of which signs. */
+    OAUTH_SIGNING_KEYS_FILE: optionalStr(),
     // Never echoed: the URL may carry a password.
     REDIS_URL: optionalStr({ pattern: /^rediss?:\/\//, expected: 'redis://[:password@]host:port[/db] or rediss://...', secret: true }),
     RATE_LIMIT_REQUESTS: int(600, { min: 0, max: 1_000_000 }),
@@ -52,9 +56,11 @@ export const authConfig = defineConfigSection({
     jwtIssuer: values.JWT_ISSUER,
     jwtAudience: values.JWT_AUDIENCE.length ? values.JWT_AUDIENCE : undefined,
     jwtRolesClaim: values.JWT_ROLES_CLAIM,
+    jwtScopesClaim: values.JWT_SCOPES_CLAIM,
     jwtMaxAgeSeconds: values.JWT_MAX_AGE,
     adminEmails: values.ADMIN_EMAILS.map((email) => email.toLowerCase()),
     oauthIssuer: values.OAUTH_ISSUER ?? values.JWT_ISSUER,
+    oauthSigningKeysFile: values.OAUTH_SIGNING_KEYS_FILE,
     redisUrl: values.REDIS_URL,
     rateLimit: {
       requests: values.RATE_LIMIT_REQUESTS,

@@ -7,6 +7,7 @@ import { CreateAuthTables1796083200000 } from './migrations/1796083200000-create
 import { AddUserStatusAndAdminAudit1796095203000 } from './migrations/1796095203000-add-user-status-and-admin-audit.js';
 import { StoreEmailVerification1796169600000 } from './migrations/1796169600000-store-email-verification.js';
 import { IndexToolCallsByTime1796310000000 } from './migrations/1796310000000-index-tool-calls-by-time.js';
+import { CreateOauthConnections1796450062000 } from './migrations/1796450062000-create-oauth-connections.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { UserDataModule } from './user-data/user-data.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -30,6 +31,7 @@ import { UsersModule } from './users/users.module.js';
         AddUserStatusAndAdminAudit1796095203000,
         StoreEmailVerification1796169600000,
         IndexToolCallsByTime1796310000000,
+        CreateOauthConnections1796450062000,
       ],
     }),
     UsersModule,

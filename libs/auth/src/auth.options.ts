@@ -28,8 +28,16 @@ export interface AuthModuleOptions {
   jwtMaxAgeSeconds: number;
   /** Claim listing the caller's roles, a dotted path for nested claims (e.g. `realm_access.roles`). */
   jwtRolesClaim: string;
+  /**
+   * Claim listing the OAuth scopes a token grants (a space-separated string or a list; a dotted
+   * path for nested claims). Set, a JWT caller sees and calls only the tools its scopes allow
+   * (`@McpTool({ scopes })`), and a token without the claim grants none; unset, JWTs are not limited.
+   */
+  jwtScopesClaim?: string;
   /** E-mail addresses (lower-cased) whose owners are admins whatever their token says. */
   adminEmails: string[];
+  /** A JWKS file of the private EC P-256 keys the built-in authorization server signs with (the first signs); generated in `dataDir` without it. */
+  oauthSigningKeysFile?: string;
   /** The authorization server OAuth clients are sent to, named in the protected-resource metadata. */
   oauthIssuer?: string;
   /**

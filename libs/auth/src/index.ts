@@ -4,6 +4,13 @@ export { AuthModule } from './auth.module.js';
 export type { AuthModuleOptions, RateLimitOptions } from './auth.options.js';
 export { SECRET_PREFIX } from './credentials.js';
 export {
+  ConnectionsService,
+  InvalidGrantError,
+  type ConnectionGrant,
+  type ConnectionView,
+  type IssuedTokens,
+} from './identity/connections/connections.service.js';
+export {
   AdminOnly,
   Authenticated,
   CallerGuard,

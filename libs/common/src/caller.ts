@@ -17,6 +17,18 @@ export interface UserInfo {
   readonly actingFor?: string;
   /** The client acting for the caller: the MCP secret's agent, else `?agent=` on the `/mcp` URL. */
   readonly agent?: string;
+  /**
+   * The OAuth scopes the caller's token grants, when its credential carries scopes (a JWT with
+   * `JWT_SCOPES_CLAIM` set); undefined: the caller is not limited by tools' scopes.
+   */
+  readonly scopes?: readonly string[];
+}
+
+/** The scopes of `required` the caller lacks; none for a caller not limited by scopes. */
+export function missingScopes(caller: Pick<UserInfo, 'scopes'> | undefined, required: readonly string[]): string[] {
+  const granted = caller?.scopes;
+  if (!granted || required.length === 0) return [];
+  return required.filter((scope) => !granted.includes(scope));
 }
 
 /**

@@ -6,6 +6,7 @@ import { InstanceBroadcast } from './instance-broadcast.js';
 import { ErrorFilter } from './rest/error.filter.js';
 import { createValidationPipe } from './rest/validation.js';
 import { PublicAddress } from './public-address.js';
+import { ScopesSupported } from './scopes-supported.js';
 import { Signer } from './signer.js';
 import { UserDataContributors } from './user-data/user-data-contributors.js';
 
@@ -24,8 +25,8 @@ export interface CommonModuleOptions {
 
 /**
  * What every lib shares and no lib owns: background writes, the signer, the user-data
- * contributors, the server's public address, the broadcast between instances, and the REST
- * conventions (one validation pipe, one exception filter).
+ * contributors, the scopes tools require, the server's public address, the broadcast between
+ * instances, and the REST conventions (one validation pipe, one exception filter).
  * Global: the app imports it once with `forRoot`.
  */
 @Module({})
@@ -38,13 +39,14 @@ export class CommonModule {
       providers: [
         BackgroundWrites,
         UserDataContributors,
+        ScopesSupported,
         { provide: Signer, useFactory: () => new Signer(signingSecret(options)) },
         { provide: PublicAddress, useValue: new PublicAddress(options.publicBaseUrl) },
         { provide: InstanceBroadcast, useFactory: () => new InstanceBroadcast(options.redisUrl) },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],
-      exports: [BackgroundWrites, UserDataContributors, Signer, PublicAddress, InstanceBroadcast],
+      exports: [BackgroundWrites, UserDataContributors, ScopesSupported, Signer, PublicAddress, InstanceBroadcast],
     };
   }
 }

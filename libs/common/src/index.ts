@@ -1,9 +1,10 @@
 export { BackgroundWrites } from './background-writes.js';
-export { CALLER_RESOLVER, type CallerResolver, type UserInfo } from './caller.js';
+export { CALLER_RESOLVER, missingScopes, type CallerResolver, type UserInfo } from './caller.js';
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
 export { describeError, stackFrames } from './error-log.js';
 export { InstanceBroadcast, type BroadcastListener } from './instance-broadcast.js';
+export { ScopesSupported } from './scopes-supported.js';
 export {
   bool,
   defineConfigSection,
@@ -55,7 +56,7 @@ export { closeRedis, connectRedis } from './redis.js';
 export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';
 export { UserDataContributors, type NamedContributor } from './user-data/user-data-contributors.js';
-export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl } from './rest/bearer-challenge.js';
+export { AUTHENTICATION_REQUIRED, bearerChallenge, resourceMetadataUrl, type ChallengeDetail } from './rest/bearer-challenge.js';
 export { commonConfig } from './common.config.js';
 export { isLoopback, parseUrl } from './config/hosts.js';
 export { isUnstorableText, LONE_SURROGATE_PROBLEM, NUL_PROBLEM, pathsWithLoneSurrogates, pathsWithNul } from './unstorable-text.js';

@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiTag, NotFoundError, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ConnectionsService } from '../identity/connections/connections.service.js';
 import { AdminOnly, CurrentCaller } from '../identity/rest/decorators.js';
 import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, AuditPageDto, UserSearchQueryDto } from './admin.dto.js';
 import { AdminAudit } from './admin-audit.service.js';
@@ -14,6 +15,7 @@ export class AdminController {
   constructor(
     private readonly users: AdminUsers,
     private readonly audit: AdminAudit,
+    private readonly connections: ConnectionsService,
   ) {}
 
   @Get('users')
@@ -65,6 +67,28 @@ export class AdminController {
   @ApiNotFoundResponse({ description: 'No such user' })
   erase(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     return this.users.erase(admin, id);
+  }
+
+  @Get('users/:id/connections')
+  @ApiOperation({ summary: "List a user's connected OAuth clients, revoked ones included", operationId: 'adminUsers_connections' })
+  @ApiNotFoundResponse({ description: 'No such user' })
+  async userConnections(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
+    await this.users.audited(admin, id, 'connections.list');
+    return { connections: await this.connections.list(id) };
+  }
+
+  @Delete('users/:id/connections/:connectionId')
+  @HttpCode(204)
+  @ApiOperation({ summary: "Revoke one of a user's connected OAuth clients: its tokens stop working at once", operationId: 'adminUsers_revokeConnection' })
+  @ApiNoContentResponse({ description: 'Revoked' })
+  @ApiNotFoundResponse({ description: 'No such user, or no such connection of theirs' })
+  async revokeConnection(
+    @CurrentCaller() admin: UserInfo,
+    @Param('id', UuidParamPipe) id: string,
+    @Param('connectionId', UuidParamPipe) connectionId: string,
+  ): Promise<void> {
+    await this.users.audited(admin, id, 'connection.revoke', { connectionId });
+    if (!(await this.connections.revoke(id, connectionId))) throw new NotFoundError('No such connection');
   }
 
   @Get('audit')

@@ -8,6 +8,10 @@ import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { GENERATED_SECRET_FILE, jwtKeySource } from './jwt/jwt-secret.js';
+import { ConnectionEntity } from './connections/connection.entity.js';
+import { ConnectionsController } from './connections/connections.controller.js';
+import { ConnectionsService } from './connections/connections.service.js';
+import { RefreshTokenEntity } from './connections/refresh-token.entity.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { AuthCallerResolver } from './mcp-caller.resolver.js';
 import { ProtectedResourceController } from './protected-resource.controller.js';
@@ -44,7 +48,8 @@ const passportModule = PassportModule.registerAsync({
 });
 
 /**
- * Credentials: JWTs and personal MCP secrets (`/api/mcp-secrets`), the passport strategies that
+ * Credentials: JWTs, personal MCP secrets (`/api/mcp-secrets`) and the connections of the built-in
+ * authorization server (`/api/me/connections`, their ES256 tokens), the passport strategies that
  * check them, the caller handed to `/mcp` (`CALLER_RESOLVER`), the guards behind
  * `@Authenticated()`/`@AdminOnly()`/`@Public()` and the start-up refusal of unguarded routes, and
  * the RFC 9728 metadata. A module that uses the guards imports this one (through `AuthModule`):
@@ -53,23 +58,24 @@ const passportModule = PassportModule.registerAsync({
 @Module({
   imports: [
     DiscoveryModule,
-    DatabaseModule.forFeature({ entities: [McpSecretEntity] }),
+    DatabaseModule.forFeature({ entities: [McpSecretEntity, ConnectionEntity, RefreshTokenEntity] }),
     AuthOptionsModule,
     StrategyNamesModule,
     passportModule,
     UsersModule,
     RateLimitModule,
   ],
-  controllers: [McpSecretsController, ProtectedResourceController],
+  controllers: [McpSecretsController, ConnectionsController, ProtectedResourceController],
   providers: [
     { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
     McpSecretsService,
+    ConnectionsService,
     JwtStrategy,
     McpSecretStrategy,
     CallerGuard,
     RouteRequirements,
     { provide: CALLER_RESOLVER, useClass: AuthCallerResolver },
   ],
-  exports: [passportModule, AuthOptionsModule, RateLimitModule, CallerGuard, CALLER_RESOLVER],
+  exports: [passportModule, AuthOptionsModule, RateLimitModule, CallerGuard, CALLER_RESOLVER, ConnectionsService],
 })
 export class IdentityModule {}

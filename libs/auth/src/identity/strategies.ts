@@ -3,9 +3,10 @@ import { PassportStrategy } from '@nestjs/passport';
 import passport, { type Strategy } from 'passport';
 import CustomStrategy from 'passport-custom';
 import type { FastifyRequest } from 'fastify';
-import { AUTHENTICATION_REQUIRED } from '@app/common';
+import { AUTHENTICATION_REQUIRED, PublicAddress } from '@app/common';
 import type { UserInfo } from '@app/common';
 import { presentedCredential, type PresentedCredential } from '../credentials.js';
+import { ConnectionsService } from './connections/connections.service.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { RequestRateLimiter } from '../rate-limit/request-rate-limiter.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
@@ -49,13 +50,22 @@ function credentialOf(request: FastifyRequest, kind: PresentedCredential['kind']
   return credential;
 }
 
-/** A bearer JWT: verified by `JwtVerifier`, then the user is found or created. */
+/** The one route the built-in authorization server's tokens are for (RFC 8707): they open nothing else. */
+const MCP_ROUTE = '/mcp';
+
+/**
+ * A bearer JWT: one of the built-in authorization server's (its `iss` is this server), checked by
+ * `ConnectionsService` and good on `/mcp` alone; any other is verified by `JwtVerifier`, then the
+ * user is found or created.
+ */
 @Injectable()
 export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) implements OnModuleDestroy {
   constructor(
     private readonly verifier: JwtVerifier,
     private readonly users: UsersService,
     private readonly limiter: RequestRateLimiter,
+    private readonly connections: ConnectionsService,
+    private readonly publicAddress: PublicAddress,
     @Inject(STRATEGY_NAMES) private readonly names: StrategyNames,
   ) {
     super();
@@ -65,9 +75,18 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
   /** passport-custom hands the request over as Express types it; here it is Fastify's. */
   async validate(request: FastifyRequest): Promise<UserInfo> {
     const credential = credentialOf(request, 'jwt');
-    const caller = await this.users.callerFromToken(await this.verifier.verify(credential.token));
+    const issuer = this.publicAddress.baseUrlFor(request);
+    const caller = this.connections.isIssuedBy(credential.token, issuer)
+      ? await this.connectedCaller(credential.token, issuer, request)
+      : await this.users.callerFromToken(await this.verifier.verify(credential.token));
     this.limiter.markVerified(credential);
     return caller;
+  }
+
+  private connectedCaller(token: string, issuer: string, request: FastifyRequest): Promise<UserInfo> {
+    const resource = issuer + MCP_ROUTE;
+    if (request.routeOptions.url !== MCP_ROUTE) throw new UnauthorizedException(`Invalid token: it is for ${resource} alone`);
+    return this.connections.callerFor(token, issuer, resource);
   }
 
   onModuleDestroy(): void {

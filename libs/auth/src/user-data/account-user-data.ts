@@ -2,6 +2,7 @@ import { Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository } from 'typeorm';
 import { InstanceBroadcast, UserDataContributor, type UserDataContributorShape } from '@app/common';
+import { ConnectionEntity } from '../identity/connections/connection.entity.js';
 import { McpSecretEntity } from '../identity/secrets/mcp-secret.entity.js';
 import { ToolCallEntity } from '../access-log/tool-call.entity.js';
 import { UserEntity } from '../users/user.entity.js';
@@ -15,8 +16,8 @@ export const ACCOUNT_PART = 'account';
 const ERASED_TOPIC = 'user-erased';
 
 /**
- * The auth lib's part of a user's data: the user row, their MCP secrets (metadata only) and the
- * access log. Erasing it tells every instance (`InstanceBroadcast`, with `REDIS_URL`) to stop
+ * The auth lib's part of a user's data: the user row, their MCP secrets and connected OAuth
+ * clients (metadata only, never a token or its hash) and the access log. Erasing it tells every instance (`InstanceBroadcast`, with `REDIS_URL`) to stop
  * trusting the user's id at once; an instance not told trusts it until `UsersService` asks again.
  */
 @Injectable()
@@ -25,6 +26,7 @@ export class AccountUserData implements UserDataContributorShape, OnModuleInit {
   constructor(
     @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
     @InjectRepository(McpSecretEntity) private readonly secrets: Repository<McpSecretEntity>,
+    @InjectRepository(ConnectionEntity) private readonly connections: Repository<ConnectionEntity>,
     @InjectRepository(ToolCallEntity) private readonly calls: Repository<ToolCallEntity>,
     private readonly usersService: UsersService,
     private readonly status: AccountStatus,
@@ -44,16 +46,31 @@ export class AccountUserData implements UserDataContributorShape, OnModuleInit {
       select: { id: true, label: true, agent: true, createdAt: true, expiresAt: true, lastUsedAt: true, revokedAt: true },
       order: { createdAt: 'ASC' },
     });
+    const connections = await this.connections.find({
+      where: { userId },
+      select: {
+        id: true,
+        clientId: true,
+        clientName: true,
+        clientVerified: true,
+        scope: true,
+        resource: true,
+        createdAt: true,
+        lastUsedAt: true,
+        revokedAt: true,
+      },
+      order: { createdAt: 'ASC' },
+    });
     const accessLog = await this.calls.find({
       where: { userId },
       select: { tool: true, success: true, durationMs: true, calledAt: true },
       order: { calledAt: 'ASC', id: 'ASC' },
     });
     const { id, issuer, subject, email, name, createdAt, updatedAt, disabledAt } = user;
-    return { user: { id, issuer, subject, email, name, createdAt, updatedAt, disabledAt }, mcpSecrets: secrets, accessLog };
+    return { user: { id, issuer, subject, email, name, createdAt, updatedAt, disabledAt }, mcpSecrets: secrets, connections, accessLog };
   }
 
-  /** The user row goes last of all parts (see `UserDataService`); its secrets and access log go with it (ON DELETE CASCADE). */
+  /** The user row goes last of all parts (see `UserDataService`); its secrets, connections and access log go with it (ON DELETE CASCADE). */
   async eraseFor(userId: string): Promise<void> {
     await this.users.delete({ id: userId });
     this.forgetCached(userId);
@@ -61,8 +78,13 @@ export class AccountUserData implements UserDataContributorShape, OnModuleInit {
   }
 
   async countFor(userId: string): Promise<number> {
-    const [user, secrets, calls] = await Promise.all([this.users.countBy({ id: userId }), this.secrets.countBy({ userId }), this.calls.countBy({ userId })]);
-    return user + secrets + calls;
+    const [user, secrets, connections, calls] = await Promise.all([
+      this.users.countBy({ id: userId }),
+      this.secrets.countBy({ userId }),
+      this.connections.countBy({ userId }),
+      this.calls.countBy({ userId }),
+    ]);
+    return user + secrets + connections + calls;
   }
 
   /** What this instance keeps in memory about the user: their id for their tokens, whether they are disabled. */

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@app/database';
 import { ToolCallEntity } from '../access-log/tool-call.entity.js';
+import { ConnectionEntity } from '../identity/connections/connection.entity.js';
 import { IdentityModule } from '../identity/identity.module.js';
 import { McpSecretEntity } from '../identity/secrets/mcp-secret.entity.js';
 import { UserEntity } from '../users/user.entity.js';
@@ -14,7 +15,7 @@ import { UserDataService } from './user-data.service.js';
  * declares), `/api/me`, and the account's own share: the user row, their secrets and access log.
  */
 @Module({
-  imports: [DatabaseModule.forFeature({ entities: [UserEntity, McpSecretEntity, ToolCallEntity] }), UsersModule, IdentityModule],
+  imports: [DatabaseModule.forFeature({ entities: [UserEntity, McpSecretEntity, ConnectionEntity, ToolCallEntity] }), UsersModule, IdentityModule],
   controllers: [MeController],
   providers: [AccountUserData, UserDataService],
   exports: [UserDataService],

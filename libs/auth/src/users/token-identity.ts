@@ -7,6 +7,8 @@ export interface TokenIdentity {
   emailVerified: boolean;
   name?: string;
   roles: string[];
+  /** The scopes the token grants, when `JWT_SCOPES_CLAIM` is set; absent, the caller is not limited by scopes. */
+  scopes?: string[];
   /** The `agent` claim: the agent this token was issued to, which decides the tools it sees. */
   agent?: string;
 }

@@ -37,7 +37,8 @@ export class UsersService {
     const userId = await this.idFor(identity);
     const admin = identity.roles.includes(ADMIN_ROLE) || (identity.emailVerified && this.isAdminEmail(identity.email));
     const roles = admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles;
-    return caller(userId, identity.email, identity.emailVerified, identity.name, roles, identity.agent);
+    const known = caller(userId, identity.email, identity.emailVerified, identity.name, roles, identity.agent);
+    return identity.scopes ? { ...known, scopes: identity.scopes } : known;
   }
 
   /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`, with an address a token verified. */

@@ -14,6 +14,7 @@ export const API_TAGS = {
   'care-circles': 'Care circles, the people in them, and the invitations that bring them in',
   conversations: 'Your conversations, with the titles `summarize_conversation` set',
   'mcp-secrets': 'Personal MCP secrets, for clients that cannot sign in; only a JWT manages them',
+  connections: 'The MCP clients you connected by signing in (OAuth): see and revoke them',
   me: 'Your account as a whole: export everything, or erase it',
   admin: 'Administration, for the admin role: users, their memories and files, the audit trail, the tool catalog',
   oauth: 'OAuth 2.0 Protected Resource Metadata (RFC 9728): where MCP clients get their tokens',

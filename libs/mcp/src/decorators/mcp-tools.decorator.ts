@@ -1,14 +1,20 @@
 import { Injectable, type ScopeOptions } from '@nestjs/common';
-import { MCP_TOOL_CLASS_METADATA } from './constants.js';
+import { MCP_TOOL_CLASS_METADATA, MCP_TOOL_CLASS_SCOPES_METADATA } from './constants.js';
+
+export interface McpToolsOptions extends ScopeOptions {
+  /** OAuth scopes every tool of the class requires, besides its own (see `ToolOptions.scopes`). */
+  scopes?: readonly string[];
+}
 
 /**
  * Marks a class whose methods declare tools, resources or prompts, whatever its name, and makes it
  * injectable (as `@CommandHandler` does in `@nestjs/cqrs`). Undecorated classes are explored when
  * their name ends in `Service`, the convention of the engine the contract comes from.
  */
-export function McpTools(options?: ScopeOptions): ClassDecorator {
+export function McpTools({ scopes, ...injection }: McpToolsOptions = {}): ClassDecorator {
   return (target) => {
     Reflect.defineMetadata(MCP_TOOL_CLASS_METADATA, true, target);
-    Injectable(options)(target);
+    if (scopes) Reflect.defineMetadata(MCP_TOOL_CLASS_SCOPES_METADATA, scopes, target);
+    Injectable(injection)(target);
   };
 }

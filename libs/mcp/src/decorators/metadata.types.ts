@@ -44,6 +44,12 @@ export interface ToolOptions {
   annotations?: ToolAnnotations;
   /** Passed through as the tool's `_meta`. */
   meta?: Record<string, unknown>;
+  /**
+   * OAuth scopes a caller's token must carry, all of them, to see and call the tool (added to those
+   * of the class's `@McpTools({ scopes })`). Callers whose credential carries no scopes (personal MCP
+   * secrets; JWTs unless `JWT_SCOPES_CLAIM` is set) are not limited by them.
+   */
+  scopes?: readonly string[];
 }
 
 export type ToolParameterKind = 'arg' | 'caller' | 'context';

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { describe, expect, it } from '@jest/globals';
 import { McpTool } from '../decorators/mcp-tool.decorator.js';
+import { McpTools } from '../decorators/mcp-tools.decorator.js';
 import { Arg, CurrentUser } from '../decorators/tool-parameter.decorators.js';
 import type { UserInfo } from '../caller.js';
 import { describeProvider, hasMcpMetadata, ownPublicMethodNames, toSnakeCase } from './describe-provider.js';
@@ -106,5 +107,48 @@ describe('describeProvider', () => {
       ['anonymous', false],
       ['personal', true],
     ]);
+  });
+});
+
+describe('scopes', () => {
+  @McpTools({ scopes: ['files:read'] })
+  class ScopedTools {
+    @McpTool({ description: 'class scope only' })
+    listThings() {}
+
+    @McpTool({ description: 'class and own scopes', scopes: ['files:write', 'files:read'] })
+    writeThing() {}
+  }
+
+  class OpenService {
+    @McpTool({ description: 'no scopes' })
+    open(@CurrentUser() _user: UserInfo) {}
+
+    @McpTool({ description: 'own scope, no caller parameter', scopes: ['charts:render'] })
+    chart() {}
+  }
+
+  const tools = (instance: object) => Object.fromEntries(describeProvider(instance, instance.constructor.name).tools.map((tool) => [tool.name, tool]));
+
+  it("are the class's and the method's, each once, sorted", () => {
+    const found = tools(new ScopedTools());
+    expect(found.list_things!.scopes).toEqual(['files:read']);
+    expect(found.write_thing!.scopes).toEqual(['files:read', 'files:write']);
+  });
+
+  it('make a tool require a caller, even one that takes no @CurrentUser()', () => {
+    const found = tools(new OpenService());
+    expect(found.open!).toMatchObject({ scopes: [], requiresCaller: true });
+    expect(found.chart!).toMatchObject({ scopes: ['charts:render'], requiresCaller: true });
+  });
+
+  it.each([['files read'], ['files"read'], ['files\\read'], [''], ['fïles:read']])('refuse %j, which is no OAuth scope token, naming the tool', (scope) => {
+    class BadScopeService {
+      @McpTool({ description: 'bad', scopes: [scope] })
+      bad() {}
+    }
+    expect(() => describeProvider(new BadScopeService(), 'BadScopeService')).toThrow(
+      `BadScopeService.bad: the scope ${JSON.stringify(scope)} is not an OAuth scope token. Fix: use printable ASCII without spaces, quotes or backslashes, e.g. "files:read"`,
+    );
   });
 });

@@ -6,6 +6,7 @@ import {
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
   MCP_TOOL_CLASS_METADATA,
+  MCP_TOOL_CLASS_SCOPES_METADATA,
   MCP_TOOL_METADATA,
 } from '../decorators/constants.js';
 import type {
@@ -17,6 +18,7 @@ import type {
   ToolParameterMetadata,
 } from '../decorators/metadata.types.js';
 import { buildInputSchema } from '../schema/build-input-schema.js';
+import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { PACKAGED, type ToolOrigin } from '../tool-directories/tool-origin.js';
 import { completionRefKey, type DiscoveredCapabilities, type ToolDescriptor } from './descriptors.js';
 
@@ -57,12 +59,30 @@ export function hasMcpMetadata(prototype: object): boolean {
   return false;
 }
 
+/** RFC 6749's scope-token: printable ASCII but space, `"` and `\\`. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+/** The scopes a tool requires: its class's and its own, each a valid scope token. */
+function requiredScopes(owner: string, classScopes: readonly string[] = [], toolScopes: readonly string[] = []): string[] {
+  const scopes = [...new Set([...classScopes, ...toolScopes])].sort();
+  const invalid = scopes.find((scope) => typeof scope !== 'string' || !SCOPE_TOKEN.test(scope));
+  if (invalid !== undefined) {
+    throw new ToolDefinitionError(
+      owner,
+      `the scope ${JSON.stringify(invalid)} is not an OAuth scope token`,
+      'use printable ASCII without spaces, quotes or backslashes, e.g. "files:read"',
+    );
+  }
+  return scopes;
+}
+
 export function describeTool(instance: object, className: string, methodName: string, options: ToolOptions, origin: ToolOrigin = PACKAGED): ToolDescriptor {
   const prototype = Object.getPrototypeOf(instance);
   const owner = `${className}.${methodName}`;
   const parameters: ToolParameterMetadata[] = Reflect.getOwnMetadata(MCP_ARGS_METADATA, prototype, methodName) ?? [];
   const paramTypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
   const { schema, warnings } = buildInputSchema({ owner, paramTypes, parameters, inputSchema: options.inputSchema });
+  const scopes = requiredScopes(owner, Reflect.getMetadata(MCP_TOOL_CLASS_SCOPES_METADATA, instance.constructor), options.scopes);
   return {
     name: options.name ?? toSnakeCase(methodName),
     className,
@@ -71,7 +91,9 @@ export function describeTool(instance: object, className: string, methodName: st
     options,
     parameters: [...parameters].sort((a, b) => a.index - b.index),
     inputSchema: schema,
-    requiresCaller: parameters.some((parameter) => parameter.kind === 'caller'),
+    // A scoped tool is for callers whose token carries its scopes: never for anonymous ones.
+    requiresCaller: scopes.length > 0 || parameters.some((parameter) => parameter.kind === 'caller'),
+    scopes,
     warnings: options.description ? warnings : [...warnings, `${owner}: tool has no description; models decide whether to call a tool from it`],
     origin,
   };

@@ -10,8 +10,10 @@ export interface ToolDescriptor {
   readonly options: ToolOptions;
   readonly parameters: readonly ToolParameterMetadata[];
   readonly inputSchema: JsonSchema;
-  /** True when a parameter takes the authenticated caller. */
+  /** True when a parameter takes the authenticated caller, or the tool requires scopes. */
   readonly requiresCaller: boolean;
+  /** The OAuth scopes a scoped caller needs for it (the class's and the method's), sorted; often none. */
+  readonly scopes: readonly string[];
   readonly warnings: readonly string[];
   /** Packaged, or the tool-directory file that defined it. */
   readonly origin: ToolOrigin;

@@ -90,13 +90,14 @@ export class FastLane {
     if (!kind) return undefined;
     // The agent's tool lists apply here as on the SDK path: a hidden tool is the SDK's to call unknown.
     const agent = agentFromAuthInfo(authInfo);
-    const taken = this.take(body, agent, kind);
+    const scopes = callerFromAuthInfo(authInfo)?.scopes;
+    const taken = this.take(body, agent, scopes, kind);
     if (!taken) return undefined;
     const exchange = this.exchange(kind, request, body as JSONRPCRequest, authInfo);
     if (!exchange) return undefined;
     if (taken.method === 'tools/call') return this.callTool(request, body as JSONRPCRequest, taken, exchange, response, authInfo);
     if (taken.method === 'ping') return answer(response, exchange, taken.id, '{}');
-    return answer(response, exchange, taken.id, this.listPayload(agent, kind)!);
+    return answer(response, exchange, taken.id, this.listPayload(agent, scopes, kind)!);
   }
 
   private async callTool(
@@ -154,8 +155,8 @@ export class FastLane {
    * The serialized `tools/list` result for the revision; null when the SDK's codec would rewrite it
    * (the 2025 codec rewrites non-object output schemas, the 2026 one drops a tool's `execution`).
    */
-  private listPayload(agent: string | undefined, kind: ExchangeKind): Buffer | null {
-    const list = this.registry.listTools(agent);
+  private listPayload(agent: string | undefined, scopes: readonly string[] | undefined, kind: ExchangeKind): Buffer | null {
+    const list = this.registry.listTools(agent, scopes);
     const modern = kind === 'modern';
     const cache = modern ? this.listPayloads.modern : this.listPayloads.legacy;
     let payload = cache.get(list);
@@ -173,7 +174,7 @@ export class FastLane {
     return Buffer.from(`${head.slice(0, -1)},"_meta":${this.modernResultMeta}}`);
   }
 
-  private take(body: unknown, agent: string | undefined, kind: ExchangeKind): LaneRequest | undefined {
+  private take(body: unknown, agent: string | undefined, scopes: readonly string[] | undefined, kind: ExchangeKind): LaneRequest | undefined {
     if (!isPlainObject(body) || body.jsonrpc !== '2.0' || !isRequestId(body.id)) return undefined;
     // The SDK refuses a message with fields JSON-RPC does not define.
     if (Object.keys(body).some((key) => !REQUEST_KEYS.has(key))) return undefined;
@@ -188,7 +189,7 @@ export class FastLane {
       case 'tools/list':
         // A cursor is the SDK's to judge (and to refuse with its own error).
         if (params !== undefined && Object.keys(params).some((key) => key !== '_meta')) return undefined;
-        return this.listPayload(agent, kind) === null ? undefined : { method: 'tools/list', id };
+        return this.listPayload(agent, scopes, kind) === null ? undefined : { method: 'tools/list', id };
       case 'tools/call':
         return params === undefined ? undefined : this.takeCall(id, params, agent);
       default:

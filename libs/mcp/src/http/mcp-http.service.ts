@@ -17,13 +17,14 @@ import {
   CALLER_RESOLVER,
   describeError,
   InstanceBroadcast,
+  missingScopes,
   Signer,
   stackFrames,
   type CallerResolver,
 } from '@app/common';
 import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, toAuthInfo } from '../caller.js';
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
-import { McpRegistry } from '../registry/mcp-registry.js';
+import { insufficientScope, McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
 import { withCallContext } from './call-context.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
@@ -60,6 +61,13 @@ interface PostExchange {
 
 /** What a route answers when the exchange is not its to serve. */
 const NEXT_ROUTE = Symbol('next route');
+
+/** A tool call challenged before it runs: the status, the message and the scopes the tool needs. */
+interface ToolCallRefusal {
+  status: HttpStatus.UNAUTHORIZED | HttpStatus.FORBIDDEN;
+  message: string;
+  scopes: readonly string[];
+}
 
 /** One exit of a POST: it serves the exchange, or passes it on with `NEXT_ROUTE`. */
 interface PostRoute {
@@ -174,9 +182,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       if (!(error instanceof HttpException)) throw error;
       return this.refuse(request, response, error.getStatus(), error.message, jsonRpcIdOf(request.body));
     }
-    if (!callerFromAuthInfo(authInfo) && this.callsAuthTool(request.body, agentFromAuthInfo(authInfo))) {
-      return this.refuse(request, response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED, jsonRpcIdOf(request.body));
-    }
+    const refusal = this.refusalOfToolCalls(request.body, authInfo);
+    if (refusal) return this.refuse(request, response, refusal.status, refusal.message, jsonRpcIdOf(request.body), refusal.scopes);
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;
     const owner = callerKey(authInfo);
     if (request.method !== 'POST') return this.handleSessionRequest(request, raw, response, owner);
@@ -296,21 +303,36 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     return writeJsonRpcError(response, 404, SESSION_NOT_FOUND, 'Session not found');
   }
 
-  /** True when the body calls a tool that acts for a user; such a call without credentials is challenged, not run. */
-  private callsAuthTool(body: unknown, agent: string | undefined): boolean {
-    const messages = Array.isArray(body) ? body : [body];
-    return messages.some((message) => {
-      if (jsonRpcKind(message) !== 'request' || message.method !== 'tools/call') return false;
-      return this.registry.getTool(String(message.params?.name), agent)?.descriptor.requiresCaller === true;
-    });
+  /**
+   * Calls in the body that are challenged rather than run: a tool that acts for a user, called
+   * without a credential (401), and a tool whose scopes the caller's token lacks (403
+   * `insufficient_scope`, naming them, so that an OAuth client can ask for them and retry).
+   */
+  private refusalOfToolCalls(body: unknown, authInfo: AuthInfo | undefined): ToolCallRefusal | undefined {
+    const caller = callerFromAuthInfo(authInfo);
+    const agent = agentFromAuthInfo(authInfo);
+    for (const message of Array.isArray(body) ? body : [body]) {
+      if (jsonRpcKind(message) !== 'request' || message.method !== 'tools/call') continue;
+      const tool = this.registry.getTool(String(message.params?.name), agent)?.descriptor;
+      if (!tool) continue;
+      if (!caller && tool.requiresCaller) return { status: HttpStatus.UNAUTHORIZED, message: AUTHENTICATION_REQUIRED, scopes: tool.scopes };
+      const missing = missingScopes(caller, tool.scopes);
+      if (missing.length) return { status: HttpStatus.FORBIDDEN, message: insufficientScope(tool.name, missing), scopes: tool.scopes };
+    }
+    return undefined;
   }
 
-  /** A 401 names where OAuth-capable clients can learn how to log in (RFC 9728). */
-  private refuse(request: FastifyRequest, response: ServerResponse, status: number, message: string, id: JsonRpcId): void {
+  /** A 401 (and a 403 for missing scopes) names where OAuth-capable clients can learn how to log in (RFC 9728), and the scopes to ask for. */
+  private refuse(request: FastifyRequest, response: ServerResponse, status: number, message: string, id: JsonRpcId, scopes: readonly string[] = []): void {
     const configured = this.options.resourceMetadataUrl;
     // A path alone is relative to the address the client used.
     const metadata = configured?.startsWith('/') ? `${request.protocol}://${request.host}${configured}` : configured;
-    const challenge = status === HttpStatus.UNAUTHORIZED ? { 'www-authenticate': bearerChallenge(metadata) } : undefined;
+    const challenge =
+      status === HttpStatus.UNAUTHORIZED
+        ? { 'www-authenticate': bearerChallenge(metadata, { scopes }) }
+        : status === HttpStatus.FORBIDDEN && scopes.length
+          ? { 'www-authenticate': bearerChallenge(metadata, { error: 'insufficient_scope', scopes }) }
+          : undefined;
     writeJsonRpcError(response, status, SERVER_ERROR, message, challenge, id);
   }
 

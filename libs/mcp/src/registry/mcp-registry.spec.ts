@@ -428,3 +428,63 @@ describe('McpRegistry', () => {
     });
   });
 });
+
+@Injectable()
+class ScopedNotesService {
+  @McpTool({ description: 'Reads notes', scopes: ['notes:read'] })
+  readNotes(@CurrentUser() user: UserInfo) {
+    return ok({ reader: user.userId });
+  }
+
+  @McpTool({ description: 'Writes notes', scopes: ['notes:read', 'notes:write'] })
+  writeNotes() {
+    return ok({ written: true });
+  }
+
+  @McpTool({ description: 'Open to every caller' })
+  openNotes() {
+    return ok({ open: true });
+  }
+}
+
+describe('McpRegistry and scopes', () => {
+  let moduleRef: TestingModule;
+  let registry: McpRegistry;
+  const names = (scopes?: readonly string[]) => registry.listTools(undefined, scopes).tools.map((tool) => tool.name);
+
+  beforeAll(async () => {
+    moduleRef = await Test.createTestingModule({
+      imports: [McpModule.forRoot({ serverInfo: { name: 't', version: '1' } })],
+      providers: [ScopedNotesService],
+    }).compile();
+    await moduleRef.init();
+    registry = moduleRef.get(McpRegistry);
+  });
+
+  afterAll(() => moduleRef?.close());
+
+  it('lists everything to a caller not limited by scopes, and to a scoped one only what all its scopes allow', () => {
+    expect(names()).toEqual(['read_notes', 'write_notes', 'open_notes']);
+    expect(names([])).toEqual(['open_notes']);
+    expect(names(['notes:read', 'openid'])).toEqual(['read_notes', 'open_notes']);
+    expect(names(['notes:write'])).toEqual(['open_notes']);
+    expect(names(['notes:write', 'notes:read'])).toEqual(['read_notes', 'write_notes', 'open_notes']);
+  });
+
+  it('builds one list per combination of the scopes tools use, whatever else a token carries', () => {
+    expect(registry.listTools(undefined, ['notes:read', 'openid'])).toBe(registry.listTools(undefined, ['profile', 'notes:read']));
+  });
+
+  it('refuses a call whose scopes the caller lacks before the tool runs, naming them', async () => {
+    const limited: UserInfo = { userId: 'u1', scopes: ['notes:read'] };
+    const refused = (await registry.call('write_notes', {}, limited)) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toBe('Insufficient scope: tool "write_notes" needs "notes:write", which your token does not grant');
+    expect(((await registry.call('read_notes', {}, limited)) as CallToolResult).structuredContent).toEqual({ reader: 'u1' });
+    expect(((await registry.call('write_notes', {}, { userId: 'u2' })) as CallToolResult).structuredContent).toEqual({ written: true });
+  });
+
+  it('asks anonymous callers of a scoped tool to authenticate, even when the method takes no caller', async () => {
+    expect(text((await registry.call('write_notes', {}, undefined)) as CallToolResult)).toBe(AUTHENTICATION_REQUIRED);
+  });
+});

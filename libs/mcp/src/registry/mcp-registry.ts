@@ -11,7 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import { AUTHENTICATION_REQUIRED } from '@app/common';
+import { AUTHENTICATION_REQUIRED, missingScopes, ScopesSupported } from '@app/common';
 import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
@@ -54,6 +54,10 @@ export class McpRegistry implements OnModuleInit {
   private readonly tools = new Map<string, RegisteredTool>();
   private listResult: ListToolsResult = { tools: [] };
   private readonly listsByAgent = new Map<string, ListToolsResult>();
+  /** Every scope some tool requires, sorted; a caller's scopes are reduced to these to key its list. */
+  private toolScopes: readonly string[] = [];
+  /** An agent's list as callers with each combination of those scopes see it. */
+  private listsByGrant = new WeakMap<ListToolsResult, Map<string, ListToolsResult>>();
   private readonly visibility: ToolVisibility;
   catalog: McpCatalog;
 
@@ -62,6 +66,8 @@ export class McpRegistry implements OnModuleInit {
     private readonly contextCreator: ExternalContextCreator,
     @Optional() @Inject(MCP_CALL_OBSERVER) private readonly observer?: McpCallObserver,
     @Optional() @Inject(MCP_MODULE_OPTIONS) options?: Pick<McpModuleOptions, 'agentTools'>,
+    // The app's (`CommonModule`), for the protected-resource metadata; a test module of this lib may go without.
+    @Optional() private readonly scopesSupported?: ScopesSupported,
   ) {
     this.visibility = new ToolVisibility(options?.agentTools);
     this.catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] }, this.visibility);
@@ -87,6 +93,9 @@ export class McpRegistry implements OnModuleInit {
       });
     }
     this.listResult = Object.freeze({ tools: [...this.tools.values()].map((tool) => tool.definition) });
+    this.toolScopes = [...new Set([...this.tools.values()].flatMap((tool) => tool.descriptor.scopes))].sort();
+    this.listsByGrant = new WeakMap();
+    this.scopesSupported?.declare(this.toolScopes);
     this.catalog = new McpCatalog(found, this.visibility);
     this.warnAboutUnknownListNames(found);
   }
@@ -112,11 +121,27 @@ export class McpRegistry implements OnModuleInit {
     return this.tools.size > 0;
   }
 
-  /** The `tools/list` payload the agent sees (everything without an agent, or for one without lists); built once per agent. */
-  listTools(agent?: string): ListToolsResult {
-    return this.visibility.view(this.listsByAgent, agent, this.listResult, (allows) =>
+  /**
+   * The `tools/list` payload the agent sees (everything without an agent, or for one without
+   * lists), less the tools whose scopes a scoped caller lacks (`scopes`: the caller's, undefined
+   * for one not limited by scopes); built once per agent and combination of scopes.
+   */
+  listTools(agent?: string, scopes?: readonly string[]): ListToolsResult {
+    const seen = this.visibility.view(this.listsByAgent, agent, this.listResult, (allows) =>
       Object.freeze({ tools: this.listResult.tools.filter((tool) => allows(tool.name)) }),
     );
+    if (scopes === undefined || this.toolScopes.length === 0) return seen;
+    // Reduced to the scopes tools use, so that however many a token carries, the lists stay few.
+    const granted = { scopes: this.toolScopes.filter((scope) => scopes.includes(scope)) };
+    let byGrant = this.listsByGrant.get(seen);
+    if (!byGrant) this.listsByGrant.set(seen, (byGrant = new Map()));
+    const key = granted.scopes.join(' ');
+    let list = byGrant.get(key);
+    if (!list) {
+      list = Object.freeze({ tools: seen.tools.filter((tool) => missingScopes(granted, this.tools.get(tool.name)!.descriptor.scopes).length === 0) });
+      byGrant.set(key, list);
+    }
+    return list;
   }
 
   /** A tool the agent may see; a hidden one is as unknown as one that does not exist. */
@@ -146,6 +171,8 @@ export class McpRegistry implements OnModuleInit {
     const name = tool.descriptor.name;
     const caller = callerFromAuthInfo(authInfo);
     if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
+    const missing = missingScopes(caller, tool.descriptor.scopes);
+    if (missing.length) return errorResult(insufficientScope(name, missing));
     const started = performance.now();
     const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk);
     if (caller && this.observer) {
@@ -234,6 +261,11 @@ export class McpRegistry implements OnModuleInit {
   toGeminiFunctionDeclarations(agent?: string) {
     return this.listTools(agent).tools.map(toGeminiFunction);
   }
+}
+
+/** The one wording of a call refused for missing scopes, on `/mcp` (HTTP 403) and in a tool result alike. */
+export function insufficientScope(tool: string, missing: readonly string[]): string {
+  return `Insufficient scope: tool "${tool}" needs ${missing.map((scope) => `"${scope}"`).join(', ')}, which your token does not grant`;
 }
 
 /** True when the tool takes `@ToolContext()` (progress, elicitation, sampling): it needs the SDK's request context. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { isInputRequiredResult, Server, type Implementation, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
-import { agentFromAuthInfo } from '../caller.js';
+import { agentFromAuthInfo, callerFromAuthInfo } from '../caller.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRequestState } from './mcp-request-state.js';
@@ -31,7 +31,7 @@ export class McpServerFactory {
       ...this.requestStateOption(),
     });
     const agentOf = (ctx: ServerContext) => agentFromAuthInfo(ctx.http?.authInfo);
-    server.setRequestHandler('tools/list', async (_request, ctx) => registry.listTools(agentOf(ctx)));
+    server.setRequestHandler('tools/list', async (_request, ctx) => registry.listTools(agentOf(ctx), callerFromAuthInfo(ctx.http?.authInfo)?.scopes));
     server.setRequestHandler('tools/call', async (request, ctx) => {
       const result = takeHandedOverResult(ctx.http?.authInfo) ?? (await registry.callTool(request.params.name, request.params.arguments, ctx));
       if (isInputRequiredResult(result)) return result;

@@ -25,6 +25,7 @@ export class FilesToolsService {
   constructor(private readonly files: FilesService) {}
 
   @McpTool({
+    scopes: ['files:read'],
     description:
       'List the files the user has uploaded, newest first (at most 100): filename, file_key, mime and upload time. ' +
       'A file whose text was extracted at upload (PDF, Word, scans, images) is listed as text/plain. Pass a file_key to read_file to read it.',
@@ -43,6 +44,7 @@ export class FilesToolsService {
   }
 
   @McpTool({
+    scopes: ['files:read'],
     description:
       "Read one of the user's uploaded files by its file_key (from list_files). Text files and files with extracted text " +
       'return { filename, mime, content } (long text is cut, with a note); other files return { filename, mime, url, note } ' +

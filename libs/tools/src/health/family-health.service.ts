@@ -11,6 +11,7 @@ export class FamilyHealthService {
   constructor(private readonly reader: FamilyHealthReader) {}
 
   @McpTool({
+    scopes: ['health:read'],
     description:
       'Read recent health records (FHIR Observations: vitals, labs, sleep, ...) of the user or of a care-circle member who shares their health data with the user, newest first by when they were measured. Use it for questions such as "how did I sleep?" or "how is mum doing?".',
     annotations: { title: 'Family health', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

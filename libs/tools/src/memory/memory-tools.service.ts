@@ -20,6 +20,7 @@ export class MemoryToolsService {
   constructor(private readonly store: MemoryStore) {}
 
   @McpTool({
+    scopes: ['memory:write'],
     description:
       'Store one durable fact about the user (a stable preference, a goal, a personal detail worth recalling later) in their long-term memory, so a later turn can find it with recall_memory. Write it as one self-contained sentence, e.g. "The user is allergic to peanuts". Saying the same thing again refreshes the existing memory instead of storing it twice.',
     annotations: { title: 'Remember', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -35,6 +36,7 @@ export class MemoryToolsService {
   }
 
   @McpTool({
+    scopes: ['memory:read'],
     description:
       "Find the user's long-term memories (facts, preferences, past context) most relevant to a query, best first, so the answer can build on what is already known about them. Works for English and Chinese, and tolerates misspellings.",
     annotations: { title: 'Recall memory', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

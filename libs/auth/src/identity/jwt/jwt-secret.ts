@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuthModuleOptions } from '../../auth.options.js';
+import { publishOnce } from '../publish-once.js';
 
 export const GENERATED_SECRET_FILE = 'jwt-secret';
 
@@ -21,23 +22,8 @@ export function jwtKeySource(options: Pick<AuthModuleOptions, 'jwtSecret' | 'jwk
 
 function generatedSecret(dataDir: string): string {
   const path = join(dataDir, GENERATED_SECRET_FILE);
-  if (!existsSync(path)) publishNewSecret(dataDir, path);
+  if (!existsSync(path)) publishOnce(dataDir, path, randomBytes(48).toString('base64url'));
   const secret = readFileSync(path, 'utf8').trim();
   if (secret.length < 32) throw new Error(`${path} holds no usable secret; delete it to have a new one generated`);
   return secret;
-}
-
-function publishNewSecret(dataDir: string, path: string): void {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  // Written aside, then linked into place: linking fails when the file exists, so of two processes
-  // starting at once one publishes its secret whole and both read that one.
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  writeFileSync(draft, randomBytes(48).toString('base64url'), { mode: 0o600 });
-  try {
-    linkSync(draft, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    rmSync(draft, { force: true });
-  }
 }

@@ -21,6 +21,25 @@ describe('JwtVerifier', () => {
     expect((await verifier('https://example.com/roles').verify(await sign({ 'https://example.com/roles': ['admin'] }))).roles).toEqual(['admin']);
   });
 
+  it('reads scopes only when JWT_SCOPES_CLAIM names a claim: a space-separated string, a list, a nested claim, or none', async () => {
+    const scoped = (claim: string) => new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: 'roles', jwtScopesClaim: claim });
+    expect(await verifier().verify(await sign({ scope: 'files:read' }))).not.toHaveProperty('scopes');
+    expect((await scoped('scope').verify(await sign({ scope: 'files:read  memory:read' }))).scopes).toEqual(['files:read', 'memory:read']);
+    expect((await scoped('scp').verify(await sign({ scp: ['files:read'] }))).scopes).toEqual(['files:read']);
+    expect((await scoped('ext.scopes').verify(await sign({ ext: { scopes: ['files:read'] } }))).scopes).toEqual(['files:read']);
+    expect((await scoped('scope').verify(await sign({}))).scopes).toEqual([]);
+  });
+
+  it.each([[42], [{ files: 'read' }], [['files:read', 7]], [null]])(
+    'refuses a scope claim of %j rather than read it as no scopes or every scope',
+    async (value) => {
+      const scoped = new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: 'roles', jwtScopesClaim: 'scope' });
+      const refusal = scoped.verify(await sign({ scope: value }));
+      await expect(refusal).rejects.toBeInstanceOf(UnauthorizedException);
+      await expect(refusal).rejects.toThrow('Invalid token: "scope" must be a space-separated string or a list of strings');
+    },
+  );
+
   it('counts an e-mail address as verified only when the token says email_verified: true (finding 3)', async () => {
     const verified = async (claims: Record<string, unknown>) => (await verifier().verify(await sign({ email: 's@example.com', ...claims }))).emailVerified;
     expect(await verified({ email_verified: true })).toBe(true);

@@ -9,7 +9,8 @@ import type { JwtKeySource } from './jwt-secret.js';
 /** Tolerated difference between our clock and the issuer's, for `exp` and `nbf`. */
 export const CLOCK_SKEW_SECONDS = 60;
 
-type VerifierOptions = Pick<AuthModuleOptions, 'jwtIssuer' | 'jwtAudience' | 'jwtRolesClaim'> & Partial<Pick<AuthModuleOptions, 'jwtMaxAgeSeconds'>>;
+type VerifierOptions = Pick<AuthModuleOptions, 'jwtIssuer' | 'jwtAudience' | 'jwtRolesClaim'> &
+  Partial<Pick<AuthModuleOptions, 'jwtMaxAgeSeconds' | 'jwtScopesClaim'>>;
 
 /** A token's verified claims: signature, `exp` and `nbf` (with clock skew), `iss`/`aud` when configured. */
 type SignatureCheck = (token: string) => JWTPayload | Promise<JWTPayload>;
@@ -56,6 +57,7 @@ export class JwtVerifier {
       emailVerified: payload.email_verified === true,
       name: typeof payload.name === 'string' ? payload.name : undefined,
       roles: rolesFrom(claimAt(payload, this.options.jwtRolesClaim)),
+      ...(this.options.jwtScopesClaim ? { scopes: scopesFrom(claimAt(payload, this.options.jwtScopesClaim), this.options.jwtScopesClaim) } : {}),
       ...(typeof payload.agent === 'string' && payload.agent !== '' ? { agent: payload.agent } : {}),
     };
   }
@@ -110,6 +112,18 @@ function keySetCheck(url: URL, options: VerifierOptions): SignatureCheck {
 function claimAt(payload: JWTPayload, path: string): unknown {
   if (path in payload) return payload[path];
   return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), payload);
+}
+
+/**
+ * A token's scopes: one space-separated string (RFC 9068's `scope`) or a list of strings (Entra
+ * ID's `roles`, Okta's `scp`); none without the claim. Anything else is refused, never read as
+ * "no scopes" or "every scope".
+ */
+function scopesFrom(value: unknown, claim: string): string[] {
+  if (value === undefined) return [];
+  if (typeof value === 'string') return value.split(' ').filter(Boolean);
+  if (Array.isArray(value) && value.every((scope) => typeof scope === 'string')) return value as string[];
+  throw new UnauthorizedException(`Invalid token: "${claim}" must be a space-separated string or a list of strings`);
 }
 
 /** A list of strings, or one space-separated string (the OAuth `scope` style some providers use). */
