@@ -21,7 +21,7 @@ export type BroadcastListener = (message: string) => void;
  * away is lost, and each instance then goes on as it would alone (expiry and time limits refuse
  * the rest). A publisher hears its own messages too: a listener must not mind hearing again what
  * its instance already did. Publishing and subscribing never throw, nor does Redis being away stop
- * the instance; the subscriber reconnects and subscribes again by itself (ioredis).
+ * the instance; the subscriber reconnects (ioredis) and subscribes to every topic again.
  */
 export class InstanceBroadcast implements OnApplicationShutdown {
   private readonly logger = new Logger('InstanceBroadcast');
@@ -36,6 +36,12 @@ export class InstanceBroadcast implements OnApplicationShutdown {
     // A subscription waits for Redis however long it takes; once made, ioredis makes it again on every reconnection.
     this.subscriber = connectRedis(redisUrl, { maxRetriesPerRequest: null }, this.logger, 'nothing is heard from other instances meanwhile');
     this.subscriber.on('message', (channel: string, message: string) => this.deliver(channel, message));
+    // ioredis makes again only the subscriptions Redis confirmed: one sent while a connection was
+    // being made and cut (an instance started while Redis was away) was lost, and with it every
+    // message of its topic. So every topic with listeners is subscribed again on each connection.
+    this.subscriber.on('ready', () => {
+      for (const topic of this.listeners.keys()) this.subscribeTo(topic);
+    });
   }
 
   /** Whether other instances can hear what this one publishes (`REDIS_URL` is set). */
@@ -55,8 +61,7 @@ export class InstanceBroadcast implements OnApplicationShutdown {
     if (!listeners) {
       listeners = new Set();
       this.listeners.set(topic, listeners);
-      // Rejected only when the connection is closed at shutdown.
-      this.subscriber?.subscribe(CHANNEL_PREFIX + topic).catch(() => undefined);
+      this.subscribeTo(topic);
     }
     listeners.add(listener);
     return () => listeners.delete(listener);
@@ -64,6 +69,11 @@ export class InstanceBroadcast implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await Promise.all([this.subscriber, this.publisher].map((redis) => redis && closeRedis(redis)));
+  }
+
+  private subscribeTo(topic: string): void {
+    // Rejected only when the connection is closed at shutdown.
+    this.subscriber?.subscribe(CHANNEL_PREFIX + topic).catch(() => undefined);
   }
 
   private deliver(channel: string, message: string): void {
