@@ -15,7 +15,7 @@ const classValidatorIsOptional = {
  * The libs in layers, lowest first. A lib imports only libs of lower layers, and only through their
  * `@app/<lib>` index: feature libs do not import each other, and nothing below `tools` knows it.
  */
-const LIB_LAYERS = [['common'], ['database'], ['mcp'], ['auth'], ['memory', 'files', 'health', 'conversations'], ['tools']];
+const LIB_LAYERS = [['common'], ['database'], ['mcp'], ['auth'], ['memory', 'files', 'health', 'conversations', 'oauth'], ['tools']];
 
 /**
  * libs/auth's folders in layers, lowest first, each a Nest module with its own index: a folder imports

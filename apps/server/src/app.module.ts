@@ -9,6 +9,7 @@ import { FilesModule } from '@app/files';
 import { HealthModule } from '@app/health';
 import { McpModule, McpRequestStateModule, ToolDirectoriesModule } from '@app/mcp';
 import { MemoryModule } from '@app/memory';
+import { OAuthModule } from '@app/oauth';
 import { ToolsModule } from '@app/tools';
 import { AdminToolsController } from './admin-tools.controller.js';
 import { loadAppConfig, type AppConfig } from './config.js';
@@ -68,6 +69,7 @@ export class AppModule {
         MemoryModule,
         HealthModule,
         ConversationsModule,
+        ...(config.auth.oauthMode === 'builtin' ? [OAuthModule] : []),
         ToolsModule,
         ...(extensions.imports ?? []),
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register({ ...config.toolDirectories, imports: toolDirectoryImports })] : []),

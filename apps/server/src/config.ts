@@ -22,6 +22,7 @@ import {
 } from '@app/common';
 import { databaseConfig, type DatabaseSettings } from '@app/database';
 import { filesConfig, type FilesModuleOptions } from '@app/files';
+import { oauthConfig, type OAuthModuleOptions } from '@app/oauth';
 import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
 
@@ -67,8 +68,10 @@ export interface AppConfig {
   database: DatabaseSettings;
   /** `McpModule.forRoot` options, but for the server's identity. */
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
-  /** `AuthModule`'s options: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys, with the app's address and data directory. */
+  /** `AuthModule`'s options: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_MODE, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys, with the app's address and data directory. */
   auth: AuthModuleOptions;
+  /** `OAuthModule`'s options (with `OAUTH_MODE=builtin`): the OIDC_* keys and the built-in authorization server's limits. */
+  oauth: OAuthModuleOptions;
   /** `ToolDirectoriesModule.register` options (`MCP_TOOL_DIRS`). */
   toolDirectories: ToolDirectoriesOptions;
   /** `MemoryModule`'s options: the MEMORY_* and EMBEDDING_* keys. */
@@ -142,6 +145,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection<unknown>[] = [
   databaseConfig,
   mcpConfig,
   authConfig,
+  oauthConfig,
   toolDirectoriesConfig,
   memoryConfig,
   filesConfig,
@@ -265,6 +269,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     database: databaseConfig.load(env),
     mcp: mcpConfig.load(env),
     auth: { ...authConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR },
+    oauth: oauthConfig.load(env),
     toolDirectories: toolDirectoriesConfig.load(env),
     memory: memoryConfig.load(env),
     files: { ...filesConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR },

@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { registerFileUploads } from '@app/files';
 import { registerMcpBodyParsers } from '@app/mcp';
+import { registerOAuthFormBodies } from '@app/oauth';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
 import { registerCors } from './cors.js';
@@ -23,6 +24,7 @@ export async function createApp(config: AppConfig, options: AppExtensions & { lo
   registerCors(adapter.getInstance(), config.CORS_ORIGINS);
   registerMcpBodyParsers(adapter.getInstance());
   registerFileUploads(adapter.getInstance());
+  registerOAuthFormBodies(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(silent ? { ...config, LOG_LEVEL: 'silent' } : config, options), adapter, {
     bodyParser: false,
     // Once shutdown begins, new requests get 503 while those in flight finish.

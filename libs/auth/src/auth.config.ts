@@ -1,4 +1,4 @@
-import { ConfigError, defineConfigSection, duration, int, isLoopback, list, optionalStr, parseUrl, str } from '@app/common';
+import { ConfigError, defineConfigSection, duration, int, isLoopback, list, oneOf, optionalStr, parseUrl, str } from '@app/common';
 import type { AuthSectionOptions } from './auth.options.js';
 
 const httpUrl = (raw: string | undefined, key: string): string | undefined => {
@@ -21,6 +21,8 @@ export const authConfig = defineConfigSection({
     /** The oldest a token may be (from its `iat`, which becomes required); 0 for no limit. */
     JWT_MAX_AGE: duration(24 * 3600, { minSeconds: 0, maxSeconds: 366 * 24 * 3600 }),
     ADMIN_EMAILS: list([], { item: /^[^@\s]+@[^@\s]+$/, expected: 'e-mail addresses' }),
+    /** `external`: OAuth clients get their tokens from `OAUTH_ISSUER`; `builtin`: from this server, which signs users in at `OIDC_ISSUER` (libs/oauth). */
+    OAUTH_MODE: oneOf(['external', 'builtin'] as const, 'external'),
     OAUTH_ISSUER: optionalStr(),
     /** The built-in authorization server's signing keys: a JWKS file of private EC P-256 keys, the first of which signs. */
     OAUTH_SIGNING_KEYS_FILE: optionalStr(),
@@ -43,6 +45,8 @@ export const authConfig = defineConfigSection({
     if (env.NODE_ENV === 'production' && !values.JWT_SECRET && !jwksUrl)
       throw new ConfigError('JWT_SECRET', 'required when NODE_ENV=production (or set JWKS_URL)');
     httpUrl(values.OAUTH_ISSUER, 'OAUTH_ISSUER');
+    if (values.OAUTH_MODE === 'builtin' && values.OAUTH_ISSUER)
+      throw new ConfigError('OAUTH_ISSUER', 'is for OAUTH_MODE=external: with OAUTH_MODE=builtin this server is the authorization server');
     // A key set is often shared (Google, multi-tenant Entra ID, one Keycloak realm for many clients):
     // without both checks, anyone with an account there would get in (MCP authorization spec: the
     // server must check that a token was issued for it).
@@ -59,7 +63,8 @@ export const authConfig = defineConfigSection({
     jwtScopesClaim: values.JWT_SCOPES_CLAIM,
     jwtMaxAgeSeconds: values.JWT_MAX_AGE,
     adminEmails: values.ADMIN_EMAILS.map((email) => email.toLowerCase()),
-    oauthIssuer: values.OAUTH_ISSUER ?? values.JWT_ISSUER,
+    oauthMode: values.OAUTH_MODE,
+    oauthIssuer: values.OAUTH_MODE === 'builtin' ? undefined : (values.OAUTH_ISSUER ?? values.JWT_ISSUER),
     oauthSigningKeysFile: values.OAUTH_SIGNING_KEYS_FILE,
     redisUrl: values.REDIS_URL,
     rateLimit: {

@@ -41,6 +41,6 @@ import { UsersModule } from './users/users.module.js';
     UserDataModule,
     AdminModule,
   ],
-  exports: [IdentityModule, AccessLogModule, AdminModule],
+  exports: [UsersModule, IdentityModule, AccessLogModule, AdminModule],
 })
 export class AuthModule {}

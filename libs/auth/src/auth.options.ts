@@ -38,7 +38,12 @@ export interface AuthModuleOptions {
   adminEmails: string[];
   /** A JWKS file of the private EC P-256 keys the built-in authorization server signs with (the first signs); generated in `dataDir` without it. */
   oauthSigningKeysFile?: string;
-  /** The authorization server OAuth clients are sent to, named in the protected-resource metadata. */
+  /**
+   * Where OAuth clients get their tokens: `external`, from `oauthIssuer`; `builtin`, from this
+   * server's own authorization server (libs/oauth), which the protected-resource metadata then names.
+   */
+  oauthMode: 'external' | 'builtin';
+  /** The authorization server OAuth clients are sent to in `external` mode, named in the protected-resource metadata. */
   oauthIssuer?: string;
   /**
    * A Redis server that instances share rate-limit counters through; without it each instance counts

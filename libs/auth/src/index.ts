@@ -6,6 +6,7 @@ export { SECRET_PREFIX } from './credentials.js';
 export {
   ConnectionsService,
   InvalidGrantError,
+  InvalidScopeError,
   type ConnectionGrant,
   type ConnectionView,
   type IssuedTokens,
@@ -23,3 +24,4 @@ export {
   type TokenRequest,
 } from './identity/index.js';
 export { authConfig } from './auth.config.js';
+export { AccountStatus, UsersService, type TokenIdentity } from './users/index.js';

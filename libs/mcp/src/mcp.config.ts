@@ -33,6 +33,8 @@ export const mcpConfig = defineConfigSection({
     MCP_ALLOWED_HOSTS: list([], { item: HOST_NAME, expected: 'host names such as mcp.example.com or [::1], without scheme, port or path' }),
     /** Serve tools/call, tools/list and ping without the SDK's Protocol, session-less, in live sessions and on 2026-07-28 (proven equal by a differential test); false for the SDK path only. */
     MCP_FAST_LANE: bool(true),
+    /** Refuse anonymous requests with the 401 challenge; unset, true with OAUTH_MODE=builtin (so OAuth clients sign in when they connect) and false otherwise. */
+    MCP_REQUIRE_CREDENTIAL: bool(false),
   },
   toOptions: (values, env): Omit<McpModuleSettings, 'serverInfo'> => {
     const listed = env.MCP_ALLOWED_HOSTS ? values.MCP_ALLOWED_HOSTS.map(comparedHostname) : undefined;
@@ -43,6 +45,7 @@ export const mcpConfig = defineConfigSection({
       maxSessionsPerCaller: values.MCP_MAX_SESSIONS_PER_CALLER,
       sessionMaxAgeMs: values.MCP_SESSION_MAX_AGE_SECONDS * 1000,
       fastLane: values.MCP_FAST_LANE,
+      requireCredential: env.MCP_REQUIRE_CREDENTIAL ? values.MCP_REQUIRE_CREDENTIAL : env.OAUTH_MODE === 'builtin',
       ...(allowedHostnames ? { allowedHostnames } : {}),
       agentTools: agentToolListsFrom(env),
     };

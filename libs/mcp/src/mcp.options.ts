@@ -16,6 +16,12 @@ export interface McpModuleOptions {
   sessionMaxAgeMs: number;
   /** RFC 9728 metadata URL named in the `WWW-Authenticate` challenge of a 401, so OAuth clients find where to log in; a path alone is taken at the address the request came to. */
   resourceMetadataUrl?: string;
+  /**
+   * Every request needs a credential: an anonymous one gets the 401 challenge, whatever it asks for.
+   * OAuth clients (Claude, ChatGPT, Cursor) start signing in on that 401 when they connect; while
+   * anonymous requests are served, they connect anonymously and see only the tools that need nobody.
+   */
+  requireCredential?: boolean;
   /** Serves session-less `tools/call`, `tools/list` and `ping` without the SDK's `Protocol` (see `FastLane`); false sends everything through the SDK. */
   fastLane: boolean;
   /** Verifies `requestState` echoed by clients on multi-round-trip calls (2026-07-28); defaults to `McpRequestState.verify`. */

@@ -24,12 +24,13 @@ export class ProtectedResourceController {
   @Get('oauth-protected-resource')
   @ApiOperation({ summary: 'Describe the MCP endpoint as an OAuth protected resource (RFC 9728)' })
   metadata(@Req() request: FastifyRequest) {
-    const { oauthIssuer } = this.options;
+    const baseUrl = this.publicAddress.baseUrlFor(request);
+    const authorizationServer = this.options.oauthMode === 'builtin' ? baseUrl : this.options.oauthIssuer;
     const scopes = this.scopes.list();
     // MCP clients compare `resource` with the URL they were given.
     return {
-      resource: `${this.publicAddress.baseUrlFor(request)}/mcp`,
-      ...(oauthIssuer ? { authorization_servers: [oauthIssuer] } : {}),
+      resource: `${baseUrl}/mcp`,
+      ...(authorizationServer ? { authorization_servers: [authorizationServer] } : {}),
       ...(scopes.length ? { scopes_supported: scopes } : {}),
       bearer_methods_supported: ['header'],
       resource_name: 'Mirobody',

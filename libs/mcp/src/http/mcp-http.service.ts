@@ -182,6 +182,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       if (!(error instanceof HttpException)) throw error;
       return this.refuse(request, response, error.getStatus(), error.message, jsonRpcIdOf(request.body));
     }
+    if (this.options.requireCredential && !callerFromAuthInfo(authInfo))
+      return this.refuse(request, response, HttpStatus.UNAUTHORIZED, AUTHENTICATION_REQUIRED, jsonRpcIdOf(request.body));
     const refusal = this.refusalOfToolCalls(request.body, authInfo);
     if (refusal) return this.refuse(request, response, refusal.status, refusal.message, jsonRpcIdOf(request.body), refusal.scopes);
     const raw = Object.assign(request.raw, { auth: authInfo }) as NodeRequestWithAuth;

@@ -55,6 +55,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** An `invalid_grant` (RFC 6749 §5.2): the code, or here the refresh token, is not good. */
 export class InvalidGrantError extends Error {}
 
+/** An `invalid_scope` (RFC 6749 §5.2): a refresh asked for scopes other than those granted. */
+export class InvalidScopeError extends Error {}
+
 /**
  * The credentials of the built-in authorization server: connections (a user's grant to a client),
  * their ES256 access tokens and their single-use refresh tokens. An access token is checked by the
@@ -96,12 +99,17 @@ export class ConnectionsService {
   /**
    * The next tokens for a refresh token of `clientId`. Each is good once: a used one presented
    * again is taken for a stolen copy and revokes the whole connection (OAuth 2.1 §4.3.1).
+   * `requestedScope`, when the client sends one, must be the granted scopes: narrowing them on a
+   * refresh is not offered, and is refused before the token is spent rather than ignored.
    */
-  async refresh(refreshToken: string, clientId: string, issuer: string): Promise<IssuedTokens> {
+  async refresh(refreshToken: string, clientId: string, issuer: string, requestedScope?: string): Promise<IssuedTokens> {
     const tokenHash = hashSecret(refreshToken);
     const stored = await this.refreshTokens.findOne({ where: { tokenHash }, relations: { connection: true } });
     const connection = stored?.connection;
     if (!stored || !connection || connection.clientId !== clientId) throw new InvalidGrantError('The refresh token is not valid for this client');
+    if (requestedScope !== undefined && !sameScopes(requestedScope, connection.scope)) {
+      throw new InvalidScopeError(`A refresh keeps the granted scopes ("${connection.scope}"); sign in again for others`);
+    }
     const claimed = await this.refreshTokens.update({ tokenHash, usedAt: IsNull() }, { usedAt: new Date() });
     if (!claimed.affected) {
       await this.revokeConnection(connection.id);
@@ -218,6 +226,11 @@ export class ConnectionsService {
     this.keys ??= loadSigningKeys(this.options.oauthSigningKeysFile, this.options.dataDir);
     return this.keys;
   }
+}
+
+function sameScopes(a: string, b: string): boolean {
+  const set = (scope: string) => [...new Set(scope.split(' ').filter(Boolean))].sort().join(' ');
+  return set(a) === set(b);
 }
 
 function toView(row: ConnectionEntity): ConnectionView {

@@ -1,0 +1,4 @@
+export { OAuthModule } from './oauth.module.js';
+export { oauthConfig } from './oauth.config.js';
+export type { IdentityProviderOptions, OAuthModuleOptions } from './oauth.options.js';
+export { registerOAuthFormBodies } from './http/form-bodies.js';

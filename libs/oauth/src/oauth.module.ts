@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '@app/auth';
+import { optionsFromConfig } from '@app/common';
+import { DatabaseModule } from '@app/database';
+import { AuthorizationRequestEntity } from './authorization/authorization-request.entity.js';
+import { AuthorizationService } from './authorization/authorization.service.js';
+import { ClientsService } from './clients/clients.service.js';
+import { RegisteredClientEntity } from './clients/registered-client.entity.js';
+import { SignInController } from './http/sign-in.controller.js';
+import { TokenController } from './http/token.controller.js';
+import { IdentityProvider } from './identity-provider/identity-provider.js';
+import { CreateOauthServerTables1796540000000 } from './migrations/1796540000000-create-oauth-server-tables.js';
+import { OAuthHousekeeping } from './oauth-housekeeping.js';
+import { OAUTH_CONFIG_SECTION, OAUTH_OPTIONS } from './oauth.options.js';
+
+/**
+ * The built-in OAuth 2.1 authorization server (`OAUTH_MODE=builtin`): MCP clients (Claude,
+ * ChatGPT, Cursor) register (DCR) or name their metadata document (CIMD), send the user to
+ * `/authorize`, who signs in at the company's OpenID Connect provider and consents; `/token` gives
+ * them the tokens of a connection (`ConnectionsService`, in the auth lib, whose access tokens `/mcp`
+ * checks like any other credential). The app imports it only in builtin mode; the form bodies of
+ * `/token`, `/revoke` and the consent page need `registerOAuthFormBodies` on its Fastify instance.
+ * Options: the configuration's `oauth` section.
+ */
+@Module({
+  imports: [
+    DatabaseModule.forFeature({ entities: [RegisteredClientEntity, AuthorizationRequestEntity], migrations: [CreateOauthServerTables1796540000000] }),
+    AuthModule,
+  ],
+  controllers: [TokenController, SignInController],
+  providers: [optionsFromConfig(OAUTH_OPTIONS, OAUTH_CONFIG_SECTION), ClientsService, IdentityProvider, AuthorizationService, OAuthHousekeeping],
+})
+export class OAuthModule {}

@@ -1,0 +1,31 @@
+/** The company's OpenID Connect provider, where users of the built-in authorization server sign in. */
+export interface IdentityProviderOptions {
+  issuer: string;
+  clientId: string;
+  /** Absent for a public client (PKCE alone). */
+  clientSecret?: string;
+  /** Asked for at sign-in; always holds `openid`. */
+  scopes: string[];
+}
+
+/** The built-in authorization server's options: `oauthConfig`'s section. */
+export interface OAuthModuleOptions {
+  identityProvider: IdentityProviderOptions;
+  /**
+   * Lets the identity provider and client metadata documents be reached over plain http and on
+   * loopback or private addresses: a whole sign-in on one machine (development, tests). Refused
+   * with `NODE_ENV=production`.
+   */
+  allowInsecureDev: boolean;
+  /** Dynamic client registrations one client IP address may make per hour (per instance). */
+  registrationsPerHour: number;
+  /** How long a dynamically registered client lives after its registration or its latest sign-in. */
+  clientLifetimeSeconds: number;
+  /** Extra CA certificates (PEM) trusted when fetching client metadata documents, besides Node's. */
+  clientMetadataCa?: string;
+}
+
+export const OAUTH_OPTIONS = Symbol('OAUTH_OPTIONS');
+
+/** The section of the app's configuration (`ConfigService`) that holds `OAuthModuleOptions`. */
+export const OAUTH_CONFIG_SECTION = 'oauth';
