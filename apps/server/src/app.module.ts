@@ -69,7 +69,7 @@ export class AppModule {
         MemoryModule,
         HealthModule,
         ConversationsModule,
-        ...(config.auth.oauthMode === 'builtin' ? [OAuthModule] : []),
+        ...(config.auth.oauthMode === 'builtin' ? [OAuthModule.register()] : []),
         ToolsModule,
         ...(extensions.imports ?? []),
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register({ ...config.toolDirectories, imports: toolDirectoryImports })] : []),

@@ -22,6 +22,19 @@ describe('the auth settings of loadAppConfig', () => {
     );
   });
 
+  it('with OAUTH_MODE=builtin, is its own authorization server: OAUTH_ISSUER is refused, the identity provider required, anonymous /mcp challenged', () => {
+    const builtin = { OAUTH_MODE: 'builtin', OIDC_ISSUER: 'https://login.example.com', OIDC_CLIENT_ID: 'mirobody', JWT_ISSUER: 'https://id.example.com' };
+    const config = loadAppConfig(builtin);
+    expect([config.auth.oauthMode, config.auth.oauthIssuer, config.mcp.requireCredential]).toEqual(['builtin', undefined, true]);
+    expect(loadAppConfig({ ...builtin, MCP_REQUIRE_CREDENTIAL: 'false' }).mcp.requireCredential).toBe(false);
+    expect(loadAppConfig({}).mcp.requireCredential).toBe(false);
+    expect(() => loadAppConfig({ ...builtin, OAUTH_ISSUER: 'https://login.example.com' })).toThrow(
+      'Invalid configuration OAUTH_ISSUER: is for OAUTH_MODE=external: with OAUTH_MODE=builtin this server is the authorization server',
+    );
+    expect(() => loadAppConfig({ OAUTH_MODE: 'builtin' })).toThrow('OIDC_ISSUER');
+    expect(() => loadAppConfig({ OAUTH_MODE: 'internal' })).toThrow('OAUTH_MODE');
+  });
+
   it('refuses to start in production without a token key', () => {
     expect(() => loadAppConfig({ NODE_ENV: 'production' })).toThrow('Invalid configuration JWT_SECRET: required when NODE_ENV=production (or set JWKS_URL)');
     expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).auth.jwtSecret).toBe(SECRET);

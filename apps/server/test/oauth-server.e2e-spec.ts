@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
@@ -172,6 +172,7 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
   let attacker: Server;
   let attackerOrigin: string;
   const slowResponses: (() => void)[] = [];
+  const fetches: Record<string, number> = {};
   const certificate = selfSignedCertificate();
   const cimdUrl = () => `${documentsOrigin}/client.json`;
 
@@ -189,6 +190,12 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
         return void response.end(JSON.stringify({ client_id: `${documentsOrigin}/large.json`, redirect_uris: [REDIRECT], padding: 'x'.repeat(10_000) }));
       }
       if (request.url === '/slow.json') return void slowResponses.push(() => response.destroy());
+      const cached = /^\/(cached|uncached)\.json$/.exec(request.url ?? '');
+      if (cached) {
+        fetches[cached[1]!] = (fetches[cached[1]!] ?? 0) + 1;
+        response.writeHead(200, { 'content-type': 'application/json', 'cache-control': cached[1] === 'cached' ? 'public, max-age=300' : 'no-store' });
+        return void response.end(JSON.stringify({ client_id: `${documentsOrigin}${request.url}`, redirect_uris: [REDIRECT] }));
+      }
       response.writeHead(404).end();
     };
     documents = createHttpsServer(certificate, serveDocuments);
@@ -255,6 +262,11 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
     const [user] = await running.app.get(DataSource).query('SELECT email, email_verified, name FROM users WHERE id = $1', [sub]);
     return user;
   }
+
+  it('keeps its tables as its entities describe them, on both databases (the schema builder finds nothing to do)', async () => {
+    const pending = await running.app.get(DataSource).driver.createSchemaBuilder().log();
+    expect(pending.upQueries.map((query) => query.query)).toEqual([]);
+  });
 
   describe.each(ERAS)('the official SDK client, revision %s', (era) => {
     // A browser of its own per test: the identity provider's session would otherwise sign the next test's user in as the last.
@@ -344,6 +356,67 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
       rmSync(configDir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  /** Inspector 2.x runs on Node 22.19 and later (CI's Node); on an older Node here the test says so and is skipped. */
+  const inspectorRuns =
+    Number(process.versions.node.split('.')[0]) > 22 || (process.versions.node.startsWith('22.') && Number(process.versions.node.split('.')[1]) >= 19);
+  if (!inspectorRuns) process.stderr.write(`Skipping the MCP Inspector OAuth test: Inspector 2.x needs Node 22.19+, this is ${process.version}.\n`);
+  (inspectorRuns ? it : it.skip)(
+    'MCP Inspector 2.x (its CLI) connects by the URL alone: it registers, the user signs in, whoami answers',
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'inspector-'));
+      const context = await browser.newContext();
+      const callbackUrl = `http://127.0.0.1:${await freePort()}/oauth/callback`;
+      const inspector = spawn(
+        process.execPath,
+        [
+          join(process.cwd(), 'node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js'),
+          '--cli',
+          running.url.href,
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'whoami',
+          '--callback-url',
+          callbackUrl,
+        ],
+        // MCP_AUTO_OPEN_ENABLED: sign in without a terminal; BROWSER=true makes opening a browser a no-op (the test's Chromium follows the printed URL).
+        {
+          env: {
+            ...process.env,
+            HOME: home,
+            MCP_CATALOG_PATH: join(home, 'mcp.json'),
+            MCP_INSPECTOR_SECRET_STORE: 'memory',
+            MCP_AUTO_OPEN_ENABLED: 'true',
+            BROWSER: 'true',
+          },
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      inspector.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => inspector.on('exit', resolve));
+      const authorizationUrl = new Promise<string>((resolve) =>
+        inspector.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const printed = /navigate to: (http\S+)/.exec(stderr);
+          if (printed) resolve(printed[1]!);
+        }),
+      );
+      try {
+        await signInWithBrowser(context, await authorizationUrl, callbackUrl, { login: 'inspector-user' });
+        expect(await exited).toBe(0);
+        expect(JSON.parse(stdout).structuredContent).toEqual(expect.objectContaining({ authenticated: true }));
+      } catch (error) {
+        throw new Error(`${(error as Error).message}\n--- the Inspector's stderr:\n${stderr}\n--- stdout:\n${stdout}`, { cause: error });
+      } finally {
+        inspector.kill();
+        await context.close();
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 
   describe('attacks', () => {
     let context: BrowserContext;
@@ -457,6 +530,16 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
       expect(await whoamiStatus(running, tokens.access_token)).toBe(401);
     });
 
+    it('a code presented twice at once gives no working token', async () => {
+      const { code, verifier } = await freshCode();
+      const answers = await Promise.all([redeem({ code, code_verifier: verifier }), redeem({ code, code_verifier: verifier })]);
+      // One is refused; the other too when it sees the reuse before it ends, else its tokens are revoked.
+      expect(answers.filter((answer) => answer.status === 400).map((answer) => answer.json().error_description)).toContain(
+        'The code was used before: the tokens it gave are revoked',
+      );
+      for (const issued of answers.filter((answer) => answer.status === 200)) expect(await whoamiStatus(running, issued.json().access_token)).toBe(401);
+    });
+
     it('a code past its minute is refused', async () => {
       const { code, verifier } = await freshCode();
       const hash = createHash('sha256').update(code).digest('hex');
@@ -485,6 +568,29 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
       const slow = await fetch(authorizeUrl({ ...goodParams(pkce().challenge), client_id: `${documentsOrigin}/slow.json` }), { redirect: 'manual' });
       expect([slow.status, await slow.text()]).toEqual([400, expect.stringContaining('no answer within 5000 ms')]);
     }, 15_000);
+
+    it('a client metadata document is fetched again only when its Cache-Control says so', async () => {
+      for (let attempt = 0; attempt < 2; attempt++) {
+        for (const name of ['cached', 'uncached']) {
+          const response = await fetch(authorizeUrl({ ...goodParams(pkce().challenge), client_id: `${documentsOrigin}/${name}.json` }), { redirect: 'manual' });
+          expect(response.status).toBe(302);
+        }
+      }
+      expect(fetches).toEqual({ cached: 1, uncached: 2 });
+    });
+
+    it('a registered client unused past OAUTH_CLIENT_LIFETIME is unknown', async () => {
+      const registered = await post(running, '/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      });
+      const stale = registered.json().client_id as string;
+      expect((await fetch(authorizeUrl({ ...goodParams(pkce().challenge), client_id: stale }), { redirect: 'manual' })).status).toBe(302);
+      await running.app.get(DataSource).query("UPDATE oauth_clients SET expires_at = now() - interval '1 second' WHERE id = $1", [stale]);
+      const refused = await fetch(authorizeUrl({ ...goodParams(pkce().challenge), client_id: stale }), { redirect: 'manual' });
+      expect([refused.status, await refused.text()]).toEqual([400, expect.stringContaining('or its registration expired')]);
+    });
 
     it('the consent page refuses to be framed by another origin', async () => {
       const page = await context.newPage();
@@ -536,6 +642,27 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
       });
       expect(forged.map((response) => response.status)).toEqual([403, 403, 403]);
       expect(callback.searchParams.get('code')).toMatch(/^mrb_ac_/);
+    });
+
+    it('a registered client’s name is shown as text, flagged Unverified: markup in it does nothing', async () => {
+      const name = '<img src=x onerror="document.title=1">Claude';
+      const registered = await post(running, '/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+      });
+      let shown = { text: '', images: -1 };
+      await signInWithBrowser(context, authorizeUrl({ ...goodParams(pkce().challenge), client_id: registered.json().client_id }), REDIRECT, {
+        login: 'careful-user',
+        consent: 'deny',
+        onConsentPage: async (page) => {
+          shown = { text: await page.locator('main').innerText(), images: await page.locator('img').count() };
+        },
+      });
+      expect(shown.images).toBe(0);
+      expect(shown.text).toContain(`Allow ${name} to use your account?`);
+      expect(shown.text).toContain('Unverified app.');
+      expect(shown.text).toContain('Signed in as careful-user@example.com');
     });
 
     it('the user’s Deny goes back to the client as access_denied', async () => {

@@ -9,7 +9,10 @@ export const oauthConfig = defineConfigSection({
     OIDC_CLIENT_ID: optionalStr(),
     OIDC_CLIENT_SECRET: optionalStr({ secret: true }),
     /** Space-separated, as OAuth writes scopes. */
-    OIDC_SCOPES: str('openid email profile', { pattern: /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/, expected: 'scope names separated by single spaces' }),
+    OIDC_SCOPES: str('openid email profile', {
+      pattern: /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+      expected: 'scope names separated by single spaces',
+    }),
     OAUTH_ALLOW_INSECURE_DEV: bool(false),
     OAUTH_REGISTRATIONS_PER_HOUR: int(20, { min: 1, max: 100_000 }),
     OAUTH_CLIENT_LIFETIME: duration(30 * 86400, { minSeconds: 3600, maxSeconds: 366 * 86400, unitRequired: true }),

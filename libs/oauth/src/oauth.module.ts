@@ -1,4 +1,4 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { optionsFromConfig } from '@app/common';
 import { DatabaseModule } from '@app/database';
@@ -18,16 +18,27 @@ import { OAUTH_CONFIG_SECTION, OAUTH_OPTIONS } from './oauth.options.js';
  * ChatGPT, Cursor) register (DCR) or name their metadata document (CIMD), send the user to
  * `/authorize`, who signs in at the company's OpenID Connect provider and consents; `/token` gives
  * them the tokens of a connection (`ConnectionsService`, in the auth lib, whose access tokens `/mcp`
- * checks like any other credential). The app imports it only in builtin mode; the form bodies of
- * `/token`, `/revoke` and the consent page need `registerOAuthFormBodies` on its Fastify instance.
- * Options: the configuration's `oauth` section.
+ * checks like any other credential). The form bodies of `/token`, `/revoke` and the consent page
+ * need `registerOAuthFormBodies` on the app's Fastify instance. Options: the configuration's
+ * `oauth` section.
  */
-@Module({
-  imports: [
-    DatabaseModule.forFeature({ entities: [RegisteredClientEntity, AuthorizationRequestEntity], migrations: [CreateOauthServerTables1796540000000] }),
-    AuthModule,
-  ],
-  controllers: [TokenController, SignInController],
-  providers: [optionsFromConfig(OAUTH_OPTIONS, OAUTH_CONFIG_SECTION), ClientsService, IdentityProvider, AuthorizationService, OAuthHousekeeping],
-})
-export class OAuthModule {}
+@Module({})
+export class OAuthModule {
+  /**
+   * For the app to import in builtin mode only. A method rather than a static module because
+   * `TypeOrmModule.forFeature` registers entities when it is called: in a static module's
+   * metadata it would run as soon as the app's file is loaded, and an app in external mode would
+   * know entities whose tables no migration of its creates.
+   */
+  static register(): DynamicModule {
+    return {
+      module: OAuthModule,
+      imports: [
+        DatabaseModule.forFeature({ entities: [RegisteredClientEntity, AuthorizationRequestEntity], migrations: [CreateOauthServerTables1796540000000] }),
+        AuthModule,
+      ],
+      controllers: [TokenController, SignInController],
+      providers: [optionsFromConfig(OAUTH_OPTIONS, OAUTH_CONFIG_SECTION), ClientsService, IdentityProvider, AuthorizationService, OAuthHousekeeping],
+    };
+  }
+}

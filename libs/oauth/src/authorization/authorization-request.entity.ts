@@ -77,6 +77,10 @@ export class AuthorizationRequestEntity {
   @Column('timestamptz', { name: 'code_used_at', nullable: true })
   codeUsedAt: Date | null;
 
+  /** When the code was presented again after its use: whatever it gave, then or later, is revoked. */
+  @Column('timestamptz', { name: 'code_reused_at', nullable: true })
+  codeReusedAt: Date | null;
+
   /** The connection the code opened: revoked if the code is presented again (RFC 6749 §4.1.2). */
   @Column('uuid', { name: 'connection_id', nullable: true })
   connectionId: string | null;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { decodeJwt } from 'jose';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
@@ -63,6 +63,8 @@ export type OAuthParameters = Record<string, string | undefined>;
  */
 @Injectable()
 export class AuthorizationService {
+  private readonly logger = new Logger('OAuth');
+
   constructor(
     @InjectRepository(AuthorizationRequestEntity) private readonly requests: Repository<AuthorizationRequestEntity>,
     private readonly clients: ClientsService,
@@ -246,15 +248,23 @@ export class AuthorizationService {
       resource: row.resource,
       issuer: row.issuer,
     });
-    await this.requests.update({ id: row.id }, { connectionId: decodeJwt(tokens.access_token).cid as string });
+    const connectionId = decodeJwt(tokens.access_token).cid as string;
+    await this.requests.update({ id: row.id }, { connectionId });
+    // The code presented again while this exchange ran: the reuse found no connection to revoke yet.
+    if ((await this.requests.findOneByOrFail({ id: row.id })).codeReusedAt) return this.refuseReusedCode(row);
     if (!client.verified) await this.clients.keepAlive(client.id);
+    this.logger.log(`User ${row.userId} connected ${row.clientName} (${client.id}) as connection ${connectionId}, scopes "${row.scope}"`);
     return tokens;
   }
 
   /** RFC 6749 §4.1.2: a code presented twice may have been stolen, so what it gave is withdrawn. */
   private async refuseReusedCode(row: AuthorizationRequestEntity): Promise<never> {
+    await this.requests.update({ id: row.id }, { codeReusedAt: new Date() });
     const { connectionId, userId } = await this.requests.findOneByOrFail({ id: row.id });
     if (connectionId && userId) await this.connections.revoke(userId, connectionId);
+    this.logger.warn(
+      `A code of ${row.clientId} was presented again: ${connectionId ? `connection ${connectionId} revoked` : 'the connection its first use is opening will be revoked'}`,
+    );
     throw new OAuthError('invalid_grant', 'The code was used before: the tokens it gave are revoked');
   }
 

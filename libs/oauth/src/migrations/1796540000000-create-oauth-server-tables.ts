@@ -35,6 +35,7 @@ export class CreateOauthServerTables1796540000000 implements MigrationInterface 
         code_hash text,
         code_expires_at timestamptz,
         code_used_at timestamptz,
+        code_reused_at timestamptz,
         connection_id uuid,
         expires_at timestamptz NOT NULL
       )`);
