@@ -652,13 +652,16 @@ describeWithChromium()('the built-in authorization server (OAUTH_MODE=builtin) a
         body: JSON.stringify({ client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
       });
       let shown = { text: '', images: -1 };
-      await signInWithBrowser(context, authorizeUrl({ ...goodParams(pkce().challenge), client_id: registered.json().client_id }), REDIRECT, {
+      // A browser of its own: the identity provider's session of the other tests would sign in their user.
+      const own = await browser.newContext();
+      await signInWithBrowser(own, authorizeUrl({ ...goodParams(pkce().challenge), client_id: registered.json().client_id }), REDIRECT, {
         login: 'careful-user',
         consent: 'deny',
         onConsentPage: async (page) => {
           shown = { text: await page.locator('main').innerText(), images: await page.locator('img').count() };
         },
       });
+      await own.close();
       expect(shown.images).toBe(0);
       expect(shown.text).toContain(`Allow ${name} to use your account?`);
       expect(shown.text).toContain('Unverified app.');

@@ -17,7 +17,8 @@ import type {
   ToolOptions,
   ToolParameterMetadata,
 } from '../decorators/metadata.types.js';
-import { buildInputSchema } from '../schema/build-input-schema.js';
+import { buildInputSchema, toolParameters } from '../schema/build-input-schema.js';
+import { recordedToolTypes, type ToolTypes } from '../types-plugin/tool-types.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { PACKAGED, type ToolOrigin } from '../tool-directories/tool-origin.js';
 import { completionRefKey, type DiscoveredCapabilities, type ToolDescriptor } from './descriptors.js';
@@ -79,23 +80,48 @@ function requiredScopes(owner: string, classScopes: readonly string[] = [], tool
 export function describeTool(instance: object, className: string, methodName: string, options: ToolOptions, origin: ToolOrigin = PACKAGED): ToolDescriptor {
   const prototype = Object.getPrototypeOf(instance);
   const owner = `${className}.${methodName}`;
-  const parameters: ToolParameterMetadata[] = Reflect.getOwnMetadata(MCP_ARGS_METADATA, prototype, methodName) ?? [];
+  const decorated: ToolParameterMetadata[] = Reflect.getOwnMetadata(MCP_ARGS_METADATA, prototype, methodName) ?? [];
   const paramTypes: unknown[] = Reflect.getMetadata('design:paramtypes', prototype, methodName) ?? [];
-  const { schema, warnings } = buildInputSchema({ owner, paramTypes, parameters, inputSchema: options.inputSchema });
+  const types = recordedToolTypes(instance.constructor, methodName);
+  const source = { owner, paramTypes, parameters: decorated, inputSchema: options.inputSchema, types };
+  const { schema, warnings } = buildInputSchema(source);
+  const parameters = toolParameters(source);
   const scopes = requiredScopes(owner, Reflect.getMetadata(MCP_TOOL_CLASS_SCOPES_METADATA, instance.constructor), options.scopes);
   return {
     name: options.name ?? toSnakeCase(methodName),
     className,
     methodName,
     instance,
-    options,
+    options: withDocumentation(owner, options, types),
     parameters: [...parameters].sort((a, b) => a.index - b.index),
     inputSchema: schema,
     // A scoped tool is for callers whose token carries its scopes: never for anonymous ones.
     requiresCaller: scopes.length > 0 || parameters.some((parameter) => parameter.kind === 'caller'),
     scopes,
-    warnings: options.description ? warnings : [...warnings, `${owner}: tool has no description; models decide whether to call a tool from it`],
+    warnings:
+      options.description || types?.description ? warnings : [...warnings, `${owner}: tool has no description; models decide whether to call a tool from it`],
     origin,
+  };
+}
+
+/**
+ * The tool's options completed from what the types plugin read: the JSDoc as the description and
+ * the return type's output schema, where the decorator gives none. A description in both that
+ * differs stops start-up, naming both.
+ */
+function withDocumentation(owner: string, options: ToolOptions, types: ToolTypes | undefined): ToolOptions {
+  if (!types) return options;
+  if (options.description !== undefined && types.description !== undefined && options.description !== types.description) {
+    throw new ToolDefinitionError(
+      owner,
+      `its @McpTool description ${JSON.stringify(options.description)} differs from its doc comment ${JSON.stringify(types.description)}`,
+      'keep one: the doc comment, or the description option',
+    );
+  }
+  return {
+    ...options,
+    ...(options.description === undefined && types.description ? { description: types.description } : {}),
+    ...(options.outputSchema === undefined && types.output ? { outputSchema: types.output } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { MCP_SCHEMA_PROPERTIES_METADATA } from '../decorators/constants.js';
 import type { JsonSchema, SchemaPropertyMetadata, SchemaTypeRef, SchemaValueOptions, ToolParameterMetadata } from '../decorators/metadata.types.js';
+import type { ParameterTypes, ToolTypes } from '../types-plugin/tool-types.js';
 import { ToolDefinitionError } from './tool-definition.error.js';
 
 export interface InputSchemaSource {
@@ -10,6 +11,8 @@ export interface InputSchemaSource {
   parameters: readonly ToolParameterMetadata[];
   /** A hand-written schema that replaces the generated one. */
   inputSchema?: JsonSchema;
+  /** What the types plugin read from the method's signature and JSDoc, when it ran. */
+  types?: ToolTypes;
 }
 
 export interface BuiltInputSchema {
@@ -25,7 +28,7 @@ const CALLER_ID_NAMES = new Set(['user_id', 'userId']);
  * never published as a guess.
  */
 export function buildInputSchema(source: InputSchemaSource): BuiltInputSchema {
-  const parameters = checkEveryParameterIsDecorated(source);
+  const parameters = checkEveryParameterIsDecorated({ ...source, parameters: toolParameters(source) });
   const args = parameters.filter((parameter) => parameter.kind === 'arg');
   const warnings = args
     .filter((arg) => CALLER_ID_NAMES.has(arg.name!))
@@ -38,11 +41,72 @@ export function buildInputSchema(source: InputSchemaSource): BuiltInputSchema {
   for (const arg of args) {
     const where = `${source.owner} argument "${arg.name}"`;
     if (properties[arg.name!]) throw new ToolDefinitionError(where, 'the name is used by two parameters', 'give each @Arg a distinct name');
-    properties[arg.name!] = valueSchema(where, source.paramTypes[arg.index], arg.options);
-    if (isRequired(arg.options)) required.push(arg.name!);
+    const typed = source.types?.parameters[arg.index];
+    properties[arg.name!] = typed
+      ? typedValueSchema(where, typed, source.paramTypes[arg.index], arg.options)
+      : valueSchema(where, source.paramTypes[arg.index], arg.options);
+    if (typed ? !typed.optional && isRequired(arg.options) : isRequired(arg.options)) required.push(arg.name!);
   }
   return { schema: objectSchema(properties, required), warnings };
 }
+
+/**
+ * The parameters of the method: those its decorators record and, where the types plugin ran, the
+ * undecorated ones it named (each an argument under its own name).
+ */
+export function toolParameters(source: InputSchemaSource): ToolParameterMetadata[] {
+  const decorated = [...source.parameters];
+  const typed = source.types?.parameters;
+  if (!typed) return decorated;
+  if (typed.length !== source.paramTypes.length) {
+    throw new ToolDefinitionError(
+      source.owner,
+      `the types plugin recorded ${typed.length} parameters and the method has ${source.paramTypes.length}`,
+      'build again: the plugin metadata is older than the code',
+    );
+  }
+  const byIndex = new Set(decorated.map((parameter) => parameter.index));
+  const named = typed.flatMap((parameter, index): ToolParameterMetadata[] =>
+    byIndex.has(index) || parameter.injected ? [] : [{ index, kind: 'arg', name: parameter.name, options: {} }],
+  );
+  return [...decorated, ...named];
+}
+
+/**
+ * An argument's schema from the plugin's reading of its type, with what its `@Arg` adds (a name, a
+ * hand-written constraint, `integer` for a number). Where both say something of the same thing
+ * (description, default, type, allowed values) they must agree: a disagreement stops start-up
+ * naming both rather than letting one silently win.
+ */
+function typedValueSchema(where: string, typed: ParameterTypes, reflected: unknown, options: SchemaValueOptions): JsonSchema {
+  const overridesType = options.type !== undefined || options.enum !== undefined || options.items !== undefined;
+  if (typed.refused && !overridesType && !options.schema?.type) throw new ToolDefinitionError(where, typed.refused.reason, typed.refused.fix);
+  const disagree = (what: string, fromDecorator: unknown, fromTypes: unknown) =>
+    new ToolDefinitionError(
+      where,
+      `its @Arg says ${what} ${JSON.stringify(fromDecorator)} and its TypeScript declaration says ${JSON.stringify(fromTypes)}`,
+      'say it in one place: drop it from @Arg, or change the declaration',
+    );
+  if (options.description !== undefined && typed.description !== undefined && options.description !== typed.description)
+    throw disagree('the description', options.description, typed.description);
+  if (options.default !== undefined && typed.default !== undefined && options.default !== typed.default)
+    throw disagree('the default', options.default, typed.default);
+  let schema: JsonSchema = { ...(typed.schema ?? {}) };
+  if (overridesType) {
+    const declared = valueSchema(where, reflected, { ...options, description: undefined, default: undefined, schema: undefined });
+    const refinesNumber = declared.type === 'integer' && schema.type === 'number';
+    if (typed.schema && !refinesNumber && !sameShape(declared, typed.schema)) throw disagree('the type', shapeOf(declared), shapeOf(typed.schema));
+    schema = { ...schema, ...declared };
+  }
+  const description = options.description ?? typed.description;
+  const fallback = options.default !== undefined ? options.default : typed.default;
+  if (description) schema.description = description;
+  if (fallback !== undefined && fallback !== null) schema.default = fallback;
+  return { ...schema, ...options.schema };
+}
+
+const shapeOf = (schema: JsonSchema) => ({ type: schema.type, enum: schema.enum, items: schema.items });
+const sameShape = (a: JsonSchema, b: JsonSchema) => JSON.stringify(shapeOf(a)) === JSON.stringify(shapeOf(b));
 
 function checkEveryParameterIsDecorated(source: InputSchemaSource): ToolParameterMetadata[] {
   const byIndex = new Map<number, ToolParameterMetadata>();

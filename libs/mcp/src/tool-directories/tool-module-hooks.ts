@@ -3,7 +3,8 @@
  * loads (they run on Node's loader thread). They let a file in any directory:
  * - import the public tool API as `mirobody`, the same module instance the app uses (so its
  *   injection tokens are the app's own);
- * - be TypeScript: `.ts` is transpiled with @swc/core, decorator metadata kept, as the build does;
+ * - be TypeScript: `.ts` is transpiled with @swc/core, decorator metadata kept, as the build does,
+ *   and its tool methods' types and doc comments are read by the types plugin (`ToolTypesSource`);
  * - be an ES module even without a `package.json` saying `"type": "module"` next to it.
  */
 import { existsSync } from 'node:fs';
@@ -49,7 +50,7 @@ export async function resolve(
 export async function load(url: string, context: object, nextLoad: (url: string, context?: object) => Promise<Loaded>): Promise<Loaded> {
   if (!url.startsWith('file:') || !inToolDirectory(url)) return nextLoad(url, context);
   const path = fileURLToPath(url);
-  if (path.endsWith('.ts')) return { format: 'module', source: await transpile(path), shortCircuit: true };
+  if (path.endsWith('.ts')) return { format: 'module', source: (await transpile(path)) + (await toolTypesStatements(path)), shortCircuit: true };
   if (path.endsWith('.js')) return { ...(await nextLoad(url, { ...context, format: 'module' })), format: 'module' };
   return nextLoad(url, context);
 }
@@ -71,4 +72,17 @@ export async function transpile(path: string): Promise<string> {
     module: { type: 'es6' },
   });
   return code;
+}
+
+/** Exported by a transpiled tool file: how long reading its types took, which the import reports. */
+export const TYPES_READ_MS_EXPORT = '__toolTypesReadMs';
+
+let toolTypes: import('../types-plugin/tool-types-source.js').ToolTypesSource | undefined;
+
+/** The types plugin's statements for a tool file, and the time they took as an export; loaded only for TypeScript files. */
+async function toolTypesStatements(path: string): Promise<string> {
+  const started = performance.now();
+  toolTypes ??= new (await import('../types-plugin/tool-types-source.js')).ToolTypesSource();
+  const statements = toolTypes.statementsFor(path);
+  return `${statements}\nexport const ${TYPES_READ_MS_EXPORT} = ${Math.round(performance.now() - started)};\n`;
 }
