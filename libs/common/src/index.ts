@@ -2,6 +2,7 @@ export { BackgroundWrites } from './background-writes.js';
 export { CALLER_RESOLVER, missingScopes, type CallerResolver, type UserInfo } from './caller.js';
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
+export { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.js';
 export { describeError, stackFrames } from './error-log.js';
 export { InstanceBroadcast, type BroadcastListener } from './instance-broadcast.js';
 export { ScopesSupported } from './scopes-supported.js';

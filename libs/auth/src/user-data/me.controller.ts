@@ -15,8 +15,8 @@ export class MeController {
   @ApiOperation({ summary: 'Download everything the server holds for you, as one JSON file' })
   @ApiProduces('application/json')
   @ApiOkResponse({ description: '`{ exportedAt, userId, parts: { account: { user, mcpSecrets, accessLog }, <lib>: ... } }`; secrets appear as metadata only' })
-  export(@CurrentCaller() caller: UserInfo): StreamableFile {
-    return new StreamableFile(this.userData.exportStream(caller.userId), {
+  async export(@CurrentCaller() caller: UserInfo): Promise<StreamableFile> {
+    return new StreamableFile(await this.userData.exportStream(caller.userId), {
       type: 'application/json',
       disposition: 'attachment; filename="mirobody-export.json"',
     });

@@ -12,15 +12,18 @@ export class UserDataService {
 
   /**
    * One JSON document `{ exportedAt, userId, parts: { <lib>: ... } }`, written part by part so
-   * the whole never sits in memory as one string.
+   * the whole never sits in memory as one string. The first part is read before the stream is
+   * handed over, so that a database that cannot be reached fails the request (503) before a 200
+   * is sent, rather than cutting a download short.
    */
-  exportStream(userId: string): Readable {
-    const contributors = this.contributors.all();
+  async exportStream(userId: string): Promise<Readable> {
+    const [first, ...rest] = this.contributors.all();
+    const part = async ({ name, contributor }: NamedContributor) => `${JSON.stringify(name)}:${JSON.stringify((await contributor.exportFor(userId)) ?? null)}`;
+    const firstPart = first ? await part(first) : undefined;
     async function* document(): AsyncGenerator<string> {
       yield `{"exportedAt":${JSON.stringify(new Date())},"userId":${JSON.stringify(userId)},"parts":{`;
-      for (const [index, { name, contributor }] of contributors.entries()) {
-        yield `${index ? ',' : ''}${JSON.stringify(name)}:${JSON.stringify((await contributor.exportFor(userId)) ?? null)}`;
-      }
+      if (firstPart !== undefined) yield firstPart;
+      for (const contributor of rest) yield `,${await part(contributor)}`;
       yield '}}';
     }
     return Readable.from(document());

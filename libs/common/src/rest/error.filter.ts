@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { Catch, HttpException, HttpStatus, InternalServerErrorException, Logger, type ArgumentsHost } from '@nestjs/common';
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../database-unavailable.js';
 import { describeError, stackFrames } from '../error-log.js';
 import { DomainError, InvalidInputError } from '../errors.js';
 import { isUnstorableText, NUL_PROBLEM, pathsWithNul } from '../unstorable-text.js';
@@ -37,7 +38,8 @@ declare module 'fastify' {
  * Fastify's own refusals (a body too large, a malformed Content-Type) their 4xx in the route's
  * error shape; an `HttpException` as Nest answers it. Anything else is a 500 whose log line is
  * `describeError`'s (class and message; of a database error only its SQLSTATE code) and the stack
- * frames, never the error object's own fields, which Nest's filter would hand to the logger.
+ * frames, never the error object's own fields, which Nest's filter would hand to the logger; one
+ * that says the database could not be reached is a 503 with `Retry-After` instead.
  */
 @Catch()
 export class ErrorFilter extends BaseExceptionFilter {
@@ -51,6 +53,10 @@ export class ErrorFilter extends BaseExceptionFilter {
     const refusal = fastifyRefusal(exception);
     if (refusal) return answerClientError(refusal, host);
     if (exception instanceof HttpException) return super.catch(exception, host);
+    if (isDatabaseUnavailable(exception)) {
+      this.logger.warn(`Answered 503: the database is unavailable (${describeError(exception)})`);
+      return answerUnavailable(host);
+    }
     this.logger.error(describeError(exception), stackFrames(exception));
     super.catch(new InternalServerErrorException(), host);
   }
@@ -68,6 +74,18 @@ function answerDomainError(error: DomainError, host: ArgumentsHost): void {
     ...(error instanceof InvalidInputError && error.fields ? { fields: error.fields } : {}),
   };
   void host.switchToHttp().getResponse<FastifyReply>().status(error.status).send(body);
+}
+
+/** A 503 with `Retry-After`, in the route's error shape, for a request the database could not serve. */
+function answerUnavailable(host: ArgumentsHost): void {
+  const http = host.switchToHttp();
+  const request = http.getRequest<FastifyRequest>();
+  const reply = http.getResponse<FastifyReply>().status(503).header('retry-after', String(DATABASE_RETRY_AFTER_SECONDS));
+  if (request.routeOptions?.config?.errorBody === JSON_RPC_ROUTE_CONFIG.errorBody) {
+    void reply.send({ jsonrpc: '2.0', error: { code: JSON_RPC_SERVER_ERROR, message: DATABASE_UNAVAILABLE_MESSAGE }, id: null });
+    return;
+  }
+  void reply.send({ statusCode: 503, error: 'Service Unavailable', message: DATABASE_UNAVAILABLE_MESSAGE });
 }
 
 /** The 400 for text the database refused: it names the path parameters, query fields and body fields holding U+0000. */

@@ -92,7 +92,7 @@ export function describeTool(instance: object, className: string, methodName: st
     className,
     methodName,
     instance,
-    options: withDocumentation(owner, options, types),
+    options: withDocumentation(options, types),
     parameters: [...parameters].sort((a, b) => a.index - b.index),
     inputSchema: schema,
     // A scoped tool is for callers whose token carries its scopes: never for anonymous ones.
@@ -105,19 +105,12 @@ export function describeTool(instance: object, className: string, methodName: st
 }
 
 /**
- * The tool's options completed from what the types plugin read: the JSDoc as the description and
- * the return type's output schema, where the decorator gives none. A description in both that
- * differs stops start-up, naming both.
+ * The tool's options completed from what the types plugin read: the doc comment as the
+ * description and the return type's output schema, where the decorator gives none. A description
+ * option wins over the doc comment, which may then be a note for the code's readers.
  */
-function withDocumentation(owner: string, options: ToolOptions, types: ToolTypes | undefined): ToolOptions {
+function withDocumentation(options: ToolOptions, types: ToolTypes | undefined): ToolOptions {
   if (!types) return options;
-  if (options.description !== undefined && types.description !== undefined && options.description !== types.description) {
-    throw new ToolDefinitionError(
-      owner,
-      `its @McpTool description ${JSON.stringify(options.description)} differs from its doc comment ${JSON.stringify(types.description)}`,
-      'keep one: the doc comment, or the description option',
-    );
-  }
   return {
     ...options,
     ...(options.description === undefined && types.description ? { description: types.description } : {}),

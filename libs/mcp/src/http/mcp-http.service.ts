@@ -15,8 +15,11 @@ import {
   AUTHENTICATION_REQUIRED,
   bearerChallenge,
   CALLER_RESOLVER,
+  DATABASE_RETRY_AFTER_SECONDS,
+  DATABASE_UNAVAILABLE_MESSAGE,
   describeError,
   InstanceBroadcast,
+  isDatabaseUnavailable,
   missingScopes,
   Signer,
   stackFrames,
@@ -164,9 +167,18 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     try {
       await this.route(request, response);
     } catch (error) {
+      if (response.headersSent) {
+        this.logger.error(`MCP request ${request.id} failed: ${describeError(error)}`, stackFrames(error));
+        return void response.end();
+      }
+      // The caller's credential is checked against the database before anything runs: its outage is a 503 to retry, not a 500.
+      if (isDatabaseUnavailable(error)) {
+        this.logger.warn(`MCP request ${request.id} answered 503: the database is unavailable (${describeError(error)})`);
+        const retryAfter = { 'retry-after': String(DATABASE_RETRY_AFTER_SECONDS) };
+        return writeJsonRpcError(response, 503, SERVER_ERROR, DATABASE_UNAVAILABLE_MESSAGE, retryAfter, jsonRpcIdOf(request.body));
+      }
       this.logger.error(`MCP request ${request.id} failed: ${describeError(error)}`, stackFrames(error));
-      if (!response.headersSent) writeJsonRpcError(response, 500, INTERNAL_ERROR, 'Internal server error');
-      else response.end();
+      writeJsonRpcError(response, 500, INTERNAL_ERROR, 'Internal server error');
     }
   }
 

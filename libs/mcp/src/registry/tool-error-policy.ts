@@ -1,12 +1,22 @@
 import { HttpException, type Logger } from '@nestjs/common';
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import { describeError, DomainError, isUnstorableText, NUL_PROBLEM, pathsWithNul, stackFrames } from '@app/common';
+import {
+  DATABASE_UNAVAILABLE_MESSAGE,
+  describeError,
+  DomainError,
+  isDatabaseUnavailable,
+  isUnstorableText,
+  NUL_PROBLEM,
+  pathsWithNul,
+  stackFrames,
+} from '@app/common';
 import { errorResult } from './tool-result.js';
 
 /**
  * What the model sees of an error a tool threw. A domain error or an `HttpException` was meant
  * for the caller: its message goes out. So does the database's refusal of text holding U+0000,
- * naming the arguments that hold it. Anything else (a database error naming a constraint, a bug)
+ * naming the arguments that hold it. An unreachable database is said to be one, to try again
+ * shortly. Anything else (a database error naming a constraint, a bug)
  * stays inside: the model gets "Internal error" and the request id, the log gets the error as
  * `describeError` puts it (no SQL, parameters or driver message) and its stack frames.
  */
@@ -15,6 +25,11 @@ export function toolErrorResult(error: unknown, tool: string, requestId: string,
   if (message !== undefined) {
     logger.warn(`Tool ${tool} refused (request id ${requestId}): ${message}`);
     return errorResult(message);
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Not the tool's fault nor the model's: said so, for the model (or its user) to try again.
+    logger.warn(`Tool ${tool} failed (request id ${requestId}): the database is unavailable (${describeError(error)})`);
+    return errorResult(`${DATABASE_UNAVAILABLE_MESSAGE} (request id ${requestId})`);
   }
   logger.error(`Tool ${tool} failed (request id ${requestId}): ${describeError(error)}`, stackFrames(error));
   return errorResult(`Internal error (request id ${requestId})`);

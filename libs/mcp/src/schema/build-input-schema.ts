@@ -74,9 +74,10 @@ export function toolParameters(source: InputSchemaSource): ToolParameterMetadata
 
 /**
  * An argument's schema from the plugin's reading of its type, with what its `@Arg` adds (a name, a
- * hand-written constraint, `integer` for a number). Where both say something of the same thing
- * (description, default, type, allowed values) they must agree: a disagreement stops start-up
- * naming both rather than letting one silently win.
+ * description, a hand-written constraint, `integer` for a number). Where both give a default, a
+ * type or allowed values they must agree: a disagreement stops start-up naming both rather than
+ * letting one silently win. An `@Arg` description wins over the doc comment, which may then be a
+ * note for the code's readers.
  */
 function typedValueSchema(where: string, typed: ParameterTypes, reflected: unknown, options: SchemaValueOptions): JsonSchema {
   const overridesType = options.type !== undefined || options.enum !== undefined || options.items !== undefined;
@@ -87,8 +88,6 @@ function typedValueSchema(where: string, typed: ParameterTypes, reflected: unkno
       `its @Arg says ${what} ${JSON.stringify(fromDecorator)} and its TypeScript declaration says ${JSON.stringify(fromTypes)}`,
       'say it in one place: drop it from @Arg, or change the declaration',
     );
-  if (options.description !== undefined && typed.description !== undefined && options.description !== typed.description)
-    throw disagree('the description', options.description, typed.description);
   if (options.default !== undefined && typed.default !== undefined && options.default !== typed.default)
     throw disagree('the default', options.default, typed.default);
   let schema: JsonSchema = { ...(typed.schema ?? {}) };

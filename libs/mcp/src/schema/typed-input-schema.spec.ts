@@ -79,6 +79,11 @@ describe('buildInputSchema with the types plugin’s reading', () => {
     });
   });
 
+  it('takes the @Arg description over the doc comment', () => {
+    const built = build(Tools, 'otherDescription', [{ name: 'q', optional: false, description: 'Search text', schema: { type: 'string' } }]);
+    expect(built.schema.properties).toEqual({ q: { type: 'string', description: 'The query' } });
+  });
+
   it('lets @Arg describe a type the plugin refuses', () => {
     const built = build(Tools, 'overridesRefused', [{ name: 'when', optional: false, refused: { reason: 'its type is unknown', fix: 'name it' } }]);
     expect(built.schema.properties).toEqual({ when: { type: 'string', format: 'date-time' } });
@@ -94,11 +99,6 @@ describe('buildInputSchema with the types plugin’s reading', () => {
       'otherDefault',
       { name: 'days', optional: true, default: 30, schema: { type: 'number' } },
       'its @Arg says the default 7 and its TypeScript declaration says 30',
-    ],
-    [
-      'otherDescription',
-      { name: 'q', optional: false, description: 'Search text', schema: { type: 'string' } },
-      'its @Arg says the description "The query" and its TypeScript declaration says "Search text"',
     ],
     [
       'refused',

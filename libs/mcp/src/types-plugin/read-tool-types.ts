@@ -110,7 +110,13 @@ function outputSchema(checker: ts.TypeChecker, method: ts.MethodDeclaration) {
   }
   if (!node || node === method.type) return undefined;
   const type = checker.getTypeFromTypeNode(node);
-  if (!(type.flags & ts.TypeFlags.Object) || checker.isArrayType(type) || type.getSymbol()?.getName() === 'Date') return undefined;
+  if (!(type.flags & ts.TypeFlags.Object) || checker.isArrayType(type) || type.getSymbol()?.getName() === 'Date' || isProtocolResult(checker, type))
+    return undefined;
   const schema = typeToSchema(checker, type, 'output');
   return 'schema' in schema ? schema.schema : undefined;
+}
+
+/** A full MCP result the method builds itself (`CallToolResult`, an input request): published as it is, so its shape is no output schema. */
+function isProtocolResult(checker: ts.TypeChecker, type: ts.Type): boolean {
+  return ['content', 'inputRequests', 'resultType'].some((name) => checker.getPropertyOfType(type, name) !== undefined);
 }

@@ -136,5 +136,6 @@ describe('the types plugin: TypeScript types to JSON Schema', () => {
     expect(output('Promise<GoalCount>')).toEqual(schema);
     expect(output('Promise<string>')).toBeUndefined();
     expect(output('Promise<GoalCount[]>')).toBeUndefined();
+    expect(output('Promise<{ content: { type: "text"; text: string }[] }>')).toBeUndefined();
   });
 });
