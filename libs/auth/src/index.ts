@@ -2,7 +2,7 @@ export { AccessLogRetention } from './access-log/index.js';
 export { AdminUsers } from './admin/index.js';
 export { AuthModule } from './auth.module.js';
 export type { AuthModuleOptions, RateLimitOptions } from './auth.options.js';
-export { SECRET_PREFIX } from './credentials.js';
+export { hashSecret, SECRET_PREFIX } from './credentials.js';
 export {
   ConnectionsService,
   InvalidGrantError,

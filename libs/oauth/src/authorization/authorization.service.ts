@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { decodeJwt } from 'jose';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
-import { AccountStatus, ConnectionsService, UsersService, type IssuedTokens } from '@app/auth';
+import { AccountStatus, ConnectionsService, hashSecret, UsersService, type IssuedTokens } from '@app/auth';
 import { ScopesSupported } from '@app/common';
 import { redirectUriAllowed, type OAuthClient } from '../clients/client-metadata.js';
 import { ClientsService, UnknownClientError } from '../clients/clients.service.js';
@@ -20,7 +20,6 @@ const CODE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CODE_PREFIX = 'mrb_ac_';
 
-const hash = (secret: string) => createHash('sha256').update(secret).digest('hex');
 const random = () => randomBytes(32).toString('base64url');
 
 /** The cookie that binds a sign-in to the browser that started it (its name carries the request's id). */
@@ -123,7 +122,7 @@ export class AuthorizationService {
         providerState: signIn.state,
         providerCodeVerifier: signIn.codeVerifier,
         providerNonce: signIn.nonce,
-        browserBindingHash: hash(binding),
+        browserBindingHash: hashSecret(binding),
         issuer: server.issuer,
         clientId: client.id,
         clientName: client.name,
@@ -181,7 +180,7 @@ export class AuthorizationService {
     if (await this.accountStatus.isDisabled(caller.userId))
       throw new SignInPageError('Account disabled', 'Your account on this server is disabled: ask an administrator.', 403);
     const consentToken = random();
-    await this.requests.update({ id: row.id }, { userId: caller.userId, consentTokenHash: hash(consentToken) });
+    await this.requests.update({ id: row.id }, { userId: caller.userId, consentTokenHash: hashSecret(consentToken) });
     return {
       requestId: row.id,
       consentToken,
@@ -206,7 +205,7 @@ export class AuthorizationService {
     if (!row?.userId || !row.consentTokenHash)
       throw new SignInPageError('Sign-in expired', 'This sign-in is unknown, finished or expired. Start again from your app.');
     this.checkBrowser(row, cookies);
-    if (!form.consent_token || hash(form.consent_token) !== row.consentTokenHash)
+    if (!form.consent_token || hashSecret(form.consent_token) !== row.consentTokenHash)
       throw new SignInPageError('Not confirmed', 'This answer did not come from the consent page this server showed you.', 403);
     const target = targetOf(row);
     if (form.decision !== 'allow') {
@@ -216,7 +215,7 @@ export class AuthorizationService {
     const code = CODE_PREFIX + random();
     const issued = await this.requests.update(
       { id: row.id, consentTokenHash: row.consentTokenHash, codeHash: IsNull() },
-      { consentTokenHash: null, codeHash: hash(code), codeExpiresAt: new Date(Date.now() + CODE_SECONDS * 1000) },
+      { consentTokenHash: null, codeHash: hashSecret(code), codeExpiresAt: new Date(Date.now() + CODE_SECONDS * 1000) },
     );
     if (!issued.affected) throw new SignInPageError('Sign-in expired', 'This sign-in was answered already.');
     return redirectWith(target, { code });
@@ -226,7 +225,7 @@ export class AuthorizationService {
   async exchangeCode(params: OAuthParameters, client: OAuthClient): Promise<IssuedTokens> {
     if (!params.code) throw new OAuthError('invalid_request', 'code is required');
     if (!params.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)');
-    const row = await this.requests.findOneBy({ codeHash: hash(params.code) });
+    const row = await this.requests.findOneBy({ codeHash: hashSecret(params.code) });
     if (!row || row.clientId !== client.id) throw new OAuthError('invalid_grant', 'The code is not valid for this client');
     if (row.codeUsedAt) return this.refuseReusedCode(row);
     if (row.codeExpiresAt!.getTime() <= Date.now()) throw new OAuthError('invalid_grant', `The code has expired (codes last ${CODE_SECONDS} s)`);
@@ -270,7 +269,7 @@ export class AuthorizationService {
 
   private checkBrowser(row: AuthorizationRequestEntity, cookies: Record<string, string>): void {
     const binding = cookies[bindingCookieName(row.id)];
-    if (!binding || hash(binding) !== row.browserBindingHash)
+    if (!binding || hashSecret(binding) !== row.browserBindingHash)
       throw new SignInPageError('Another browser', 'This sign-in was started in another browser (or its cookie is gone). Start again from your app.', 403);
   }
 }

@@ -1,7 +1,8 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { MoreThan, type Repository } from 'typeorm';
+import { hashSecret } from '@app/auth';
 import { OAUTH_OPTIONS, type OAuthModuleOptions } from '../oauth.options.js';
 import { clientFromMetadataDocument, ClientMetadataError, isMetadataDocumentUrl, type ClientRegistration, type OAuthClient } from './client-metadata.js';
 import { ClientMetadataFetchError, fetchClientMetadataDocument } from './client-metadata-fetch.js';
@@ -30,8 +31,6 @@ const DOCUMENT_TIMEOUT_MS = 5_000;
 /** Documents kept per instance; the oldest goes first. */
 const DOCUMENT_CACHE_ENTRIES = 1_000;
 
-const hash = (secret: string) => createHash('sha256').update(secret).digest('hex');
-
 /**
  * The clients of the built-in authorization server: those that registered (RFC 7591, in the
  * database, for `OAUTH_CLIENT_LIFETIME` after their last sign-in) and those whose id is the URL of
@@ -52,7 +51,7 @@ export class ClientsService {
     const row = await this.registered.save(
       this.registered.create({
         id,
-        secretHash: secret ? hash(secret) : null,
+        secretHash: secret ? hashSecret(secret) : null,
         authMethod: registration.authMethod,
         clientName: registration.clientName,
         clientUri: registration.clientUri,
@@ -98,7 +97,7 @@ export class ClientsService {
     if (client.authMethod !== credentials.method)
       throw new UnknownClientError(`This client authenticates with ${client.authMethod}, not ${credentials.method}`);
     if (client.secretHash) {
-      const presented = Buffer.from(hash(credentials.secret ?? ''), 'hex');
+      const presented = Buffer.from(hashSecret(credentials.secret ?? ''), 'hex');
       if (!timingSafeEqual(presented, Buffer.from(client.secretHash, 'hex'))) throw new UnknownClientError('The client secret is wrong');
     }
     return client;
