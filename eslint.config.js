@@ -77,7 +77,8 @@ const authFolderRules = AUTH_FOLDER_LAYERS.flatMap((layer, depth) => {
 });
 
 export default tseslint.config(
-  { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/', 'scratch/', 'conformance-results/'] },
+  // metadata.ts, metadata.jest.ts: the types plugin's output (scripts/tool-types.mjs), generated and not committed.
+  { ignores: ['dist/', 'coverage/', 'node_modules/', 'data/', 'scratch/', 'conformance-results/', 'metadata.ts', 'metadata.jest.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -95,6 +96,12 @@ export default tseslint.config(
       'no-useless-assignment': 'off',
       'no-restricted-imports': ['error', { paths: [classValidatorIsOptional] }],
     },
+  },
+  {
+    // The types plugin's entry is CommonJS because the Nest CLI loads compiler plugins with require().
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   ...layerRules,
   ...authFolderRules,

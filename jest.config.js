@@ -16,13 +16,15 @@ export default {
   extensionsToTreatAsEsm: ['.ts'],
   transform: { '^.+\\.ts$': ['@swc/jest', swcOptions] },
   moduleNameMapper: {
+    // The app's import of the tool types (apps/server/src/packaged-tool-types.ts): Jest's own file, which covers examples/ too.
+    '^\\.\\./\\.\\./\\.\\./metadata\\.js$': '<rootDir>/metadata.jest.ts',
     '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',
     // Tool directories import the public tool API by this name; compiled entry points map it with module hooks.
     '^mirobody$': '<rootDir>/apps/server/src/tool-api.ts',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   testMatch: ['<rootDir>/libs/**/*.spec.ts', '<rootDir>/apps/**/*.spec.ts', '<rootDir>/apps/**/test/**/*.e2e-spec.ts'],
-  // One empty embedded database per run, copied for each app the tests boot.
+  // The tools' types (metadata.jest.ts), and one empty embedded database per run, copied for each app the tests boot.
   globalSetup: '<rootDir>/apps/server/test/support/pglite-template.ts',
   testTimeout: 30000,
 };

@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { Arg, CurrentUser, McpTool, ok, type ToolResult, type UserInfo } from '@app/mcp';
+import { CurrentUser, McpTool, ok, type ToolResult, type UserInfo } from '@app/mcp';
 
 export interface GoalCount {
   indicator: string;
@@ -12,12 +12,13 @@ export interface GoalCount {
 export class GoalService {
   constructor(private readonly dataSource: DataSource) {}
 
-  @McpTool({ description: "Count how many of the caller's recent readings reached a goal value." })
+  /** Count how many of the caller's recent readings reached a goal value. */
+  @McpTool()
   async countReadingsAboveGoal(
     @CurrentUser() user: UserInfo,
-    @Arg('indicator', { description: 'Exact indicator code, e.g. "8867-4" (heart rate)' }) indicator: string,
-    @Arg('goal', { description: "Value a reading must reach, in the indicator's unit, e.g. 120" }) goal: number,
-    @Arg('days', { description: 'How many days back to look, e.g. 30', default: 30, type: 'integer' }) days: number,
+    /** Exact indicator code, e.g. "8867-4" (heart rate) */ indicator: string,
+    /** Value a reading must reach, in the indicator's unit, e.g. 120 */ goal: number,
+    /** How many days back to look */ days: 7 | 30 | 90 = 30,
   ): Promise<ToolResult<GoalCount>> {
     const since = new Date(Date.now() - days * 86_400_000);
     // The health lib's FHIR Observations; scoped to the caller, whatever the arguments say.

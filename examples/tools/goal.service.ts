@@ -18,18 +18,17 @@ export class GoalService {
     private readonly logger: Logger,
   ) {}
 
-  @McpTool({
-    description:
-      "Count how many of the user's readings of one indicator reached a goal value in the last days. " +
-      "Use the exact indicator code the user's records carry.",
-    annotations: { title: 'Readings at or above a goal', readOnlyHint: true, openWorldHint: false },
-  })
+  /**
+   * Count how many of the user's readings of one indicator reached a goal value in the last days.
+   * Use the exact indicator code the user's records carry.
+   */
+  @McpTool({ annotations: { title: 'Readings at or above a goal', readOnlyHint: true, openWorldHint: false } })
   async countReadingsAboveGoal(
     @CurrentUser() user: UserInfo,
-    @Arg('indicator', { description: 'Exact indicator code, e.g. "8867-4" (heart rate)' }) indicator: string,
-    @Arg('goal', { description: "Value a reading must reach, in the indicator's own unit, e.g. 100" }) goal: number,
-    @Arg('days', { description: 'How many days back to look, e.g. 30', type: 'integer', default: 30, schema: { minimum: 1, maximum: 3650 } })
-    days: number,
+    /** Exact indicator code, e.g. "8867-4" (heart rate) */ indicator: string,
+    /** Value a reading must reach, in the indicator's own unit, e.g. 100 */ goal: number,
+    // A whole number of days within ten years: constraints a type cannot say, so @Arg says them.
+    /** How many days back to look, e.g. 30 */ @Arg('days', { type: 'integer', schema: { minimum: 1, maximum: 3650 } }) days = 30,
   ) {
     const since = new Date(Date.now() - days * 24 * 3600 * 1000);
     // The health lib's observations: `subject_id` is whose data it is, `clinical_at` when it was measured.

@@ -9,12 +9,14 @@ import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
 import { registerCors } from './cors.js';
 import { withQuietStartup } from './log-format.js';
+import { loadPackagedToolTypes } from './packaged-tool-types.js';
 import { answerRefusedTarget, echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(config: AppConfig, options: AppExtensions & { logger?: false } = {}): Promise<NestFastifyApplication> {
   const silent = options.logger === false;
+  await loadPackagedToolTypes();
   const adapter = new FastifyAdapter({
     genReqId: requestId,
     frameworkErrors: answerRefusedTarget(() => PinoLogger.root),

@@ -4,6 +4,7 @@ import { ConfigService } from '@nestjs/config';
 import { findToolFiles, importToolFiles, offlineCatalog, type CatalogFormat, type ExploreLog, type ToolCatalog } from '@app/mcp';
 import { ToolsModule } from '@app/tools';
 import type { AppConfig } from './config.js';
+import { loadPackagedToolTypes } from './packaged-tool-types.js';
 
 type ModuleRef = Function | DynamicModule | Promise<DynamicModule> | undefined;
 
@@ -28,6 +29,7 @@ async function providerClasses(root: ModuleRef, seen = new Set<unknown>()): Prom
  * classes and those of `MCP_TOOL_DIRS`, described without a database or a running server.
  */
 export async function catalogFromConfig(config: AppConfig, format: CatalogFormat, agent: string | undefined, log: ExploreLog): Promise<ToolCatalog> {
+  await loadPackagedToolTypes();
   const fromDirectories = await importToolFiles(findToolFiles(config.toolDirectories.directories), log);
   const packaged = await providerClasses(ToolsModule);
   return offlineCatalog(

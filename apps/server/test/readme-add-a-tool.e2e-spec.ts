@@ -38,12 +38,25 @@ describe('README, "Add a tool"', () => {
     const count = (token: string, args: Record<string, unknown>) =>
       withClient(running.url, '2025-11-25', bearer(token), (client) => structured(client, 'count_readings_above_goal', args));
     expect(await count(alice, { indicator: '8867-4', goal: 120 })).toEqual({ indicator: '8867-4', goal: 120, readingsAboveGoal: 1 });
-    expect(await count(alice, { indicator: '8867-4', goal: 120, days: 60 })).toMatchObject({ readingsAboveGoal: 2 });
+    expect(await count(alice, { indicator: '8867-4', goal: 120, days: 90 })).toMatchObject({ readingsAboveGoal: 2 });
     expect(await count(bob, { indicator: '8867-4', goal: 120 })).toMatchObject({ readingsAboveGoal: 1 });
     const refused = await withClient(running.url, '2025-11-25', bearer(alice), (client) =>
       toolError(client, 'count_readings_above_goal', { indicator: '8867-4', goal: 'high', user_id: 'someone' }),
     );
     expect(refused).toMatch(/unknown argument "user_id".*argument "goal" must be number|argument "goal" must be number.*unknown argument "user_id"/);
+    const outsideTheUnion = await withClient(running.url, '2025-11-25', bearer(alice), (client) =>
+      toolError(client, 'count_readings_above_goal', { indicator: '8867-4', goal: 120, days: 45 }),
+    );
+    expect(outsideTheUnion).toMatch(/argument "days" must be one of: 7, 30, 90/);
+  });
+
+  it('publishes the result type as its outputSchema, which the result meets (the official client checks it)', async () => {
+    const tools = await withClient(running.url, '2025-11-25', {}, async (client) => (await client.listTools()).tools);
+    expect(tools.find((tool) => tool.name === 'count_readings_above_goal')?.outputSchema).toEqual({
+      type: 'object',
+      properties: { indicator: { type: 'string' }, goal: { type: 'number' }, readingsAboveGoal: { type: 'number' } },
+      required: ['indicator', 'goal', 'readingsAboveGoal'],
+    });
   });
 
   it('refuses an anonymous caller with 401', async () => {

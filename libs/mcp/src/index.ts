@@ -30,5 +30,6 @@ export { importToolFiles } from './tool-directories/import-tool-files.js';
 export { registerToolModuleHooks } from './tool-directories/register-tool-module-hooks.js';
 export { ToolDirectoriesModule, type ToolDirectoriesOptions } from './tool-directories/tool-directories.module.js';
 export { AGENT_NAME_PATTERN, AGENT_NAME_RULE, isAgentListKey, type AgentToolLists } from './visibility/tool-visibility.js';
+export { loadToolTypes, type PluginMetadata } from './types-plugin/tool-types.js';
 export { toolDirectoriesConfig } from './tool-directories/tool-directories.config.js';
 export { mcpConfig } from './mcp.config.js';

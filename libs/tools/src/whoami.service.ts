@@ -7,9 +7,12 @@ import { FamilyHealthReader } from '@app/health';
 export class WhoamiService {
   constructor(private readonly familyHealth: FamilyHealthReader) {}
 
+  /**
+   * Tell whether the caller is authenticated and which session the call belongs to;
+   * acting_for_member is true when the chat is currently about a care-circle member whose health
+   * data the caller may read. Use it to check that the credentials work.
+   */
   @McpTool({
-    description:
-      'Tell whether the caller is authenticated and which session the call belongs to; acting_for_member is true when the chat is currently about a care-circle member whose health data the caller may read. Use it to check that the credentials work.',
     annotations: { title: 'Who am I', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async whoami(@CurrentUser() user: UserInfo): Promise<ToolResult<{ authenticated: true; session_id: string | null; acting_for_member?: true }>> {

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +17,18 @@ const TEMPLATE_ENV = 'MIROBODY_PGLITE_TEMPLATE';
  */
 const TEMPLATE_TIMEOUT_MS = 90_000;
 
-/** Jest's globalSetup, run once in the parent process; the workers inherit its environment. */
-export default async function createPGliteTemplate(): Promise<void> {
-  if (process.env.TEST_DATABASE_URL) return;
+/**
+ * Jest's globalSetup, run once in the parent process (as CommonJS: it imports nothing of the
+ * project's); the workers inherit its environment. It also writes the tool types of apps/, libs/
+ * and examples/ into metadata.jest.ts (kept when current), as the build writes those of apps/ and
+ * libs/ into metadata.ts.
+ */
+export default async function globalSetup(): Promise<void> {
+  process.stderr.write(execFileSync(process.execPath, ['scripts/tool-types.mjs', '--examples'], { encoding: 'utf8' }));
+  if (!process.env.TEST_DATABASE_URL) await createPGliteTemplate();
+}
+
+async function createPGliteTemplate(): Promise<void> {
   const template = mkdtempSync(join(tmpdir(), 'mirobody-pglite-template-'));
   process.on('exit', () => rmSync(template, { recursive: true, force: true }));
   const created = (async () => {

@@ -12,7 +12,7 @@ const root = resolve(import.meta.dirname, '../../../..');
  */
 export function copyProject(prefix: string, { build = false }: { build?: boolean } = {}): string {
   const project = mkdtempSync(join(tmpdir(), prefix));
-  for (const entry of ['apps', 'libs', 'scripts', '.swcrc', 'package.json', 'tsconfig.json', 'nest-cli.json', 'README.md']) {
+  for (const entry of ['apps', 'libs', 'scripts', '.swcrc', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'nest-cli.json', 'README.md']) {
     cpSync(join(root, entry), join(project, entry), { recursive: true, filter: (source) => !source.includes(join('apps', 'server', 'test')) });
   }
   symlinkSync(join(root, 'node_modules'), join(project, 'node_modules'), 'dir');
@@ -20,11 +20,13 @@ export function copyProject(prefix: string, { build = false }: { build?: boolean
   return project;
 }
 
-/** Compiles a copy's apps/ and libs/ to its dist/ as the build does (SWC, no type check). */
+/** Compiles a copy's apps/ and libs/ to its dist/ as the build does (the tool types, then SWC, no type check). */
 export function compileProject(project: string): void {
-  const compiled = spawnSync(process.execPath, ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', '-d', 'dist', '--config-file', '.swcrc'], {
-    cwd: project,
-    encoding: 'utf8',
-  });
-  if (compiled.status !== 0) throw new Error(`compiling the copy failed:\n${compiled.stdout}${compiled.stderr}`);
+  for (const step of [
+    ['scripts/tool-types.mjs'],
+    ['node_modules/@swc/cli/bin/swc.js', 'apps', 'libs', 'metadata.ts', '-d', 'dist', '--config-file', '.swcrc'],
+  ]) {
+    const run = spawnSync(process.execPath, step, { cwd: project, encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`compiling the copy failed at ${step[0]}:\n${run.stdout}${run.stderr}`);
+  }
 }

@@ -123,8 +123,9 @@ function checkEveryParameterIsDecorated(source: InputSchemaSource): ToolParamete
     if (!byIndex.has(index)) {
       throw new ToolDefinitionError(
         `${source.owner} parameter #${index}`,
-        'it has no MCP parameter decorator, so its name and meaning are unknown',
-        'mark it with @Arg(name, options), @CurrentUser() or @ToolContext()',
+        'it has no MCP parameter decorator and the types plugin recorded nothing for it, so its name and meaning are unknown',
+        'mark it with @Arg(name, options), @CurrentUser() or @ToolContext(); or let the types plugin read it: export the class from a ' +
+          'file of apps/ or libs/ other than an entry file, and build with npm run build (a tool directory reads its .ts files itself)',
       );
     }
   }

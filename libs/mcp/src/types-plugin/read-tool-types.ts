@@ -1,5 +1,6 @@
 import ts from 'typescript';
 import type { ClassToolTypes, ParameterTypes, ToolTypes } from './tool-types.js';
+import { documentation, unwrap } from './doc-comment.js';
 import { typeToSchema } from './type-to-schema.js';
 
 /** Parameter decorators whose value the server fills: their parameters are not the model's. */
@@ -36,7 +37,7 @@ export function readToolTypes(checker: ts.TypeChecker, sourceFile: ts.SourceFile
 
 function readMethod(checker: ts.TypeChecker, method: ts.MethodDeclaration): ToolTypes {
   const signature = checker.getSignatureFromDeclaration(method);
-  const description = signature ? ts.displayPartsToString(signature.getDocumentationComment(checker)).trim() : '';
+  const description = signature ? documentation(signature.getDocumentationComment(checker)) : '';
   const output = outputSchema(checker, method);
   return {
     ...(description ? { description } : {}),
@@ -71,7 +72,7 @@ function readParameter(checker: ts.TypeChecker, parameter: ts.ParameterDeclarati
 /** `@param name text` in the method's JSDoc, else a `/** … *\/` comment in front of the parameter. */
 function parameterDescription(checker: ts.TypeChecker, parameter: ts.ParameterDeclaration): string | undefined {
   const symbol = checker.getSymbolAtLocation(parameter.name);
-  const tagged = symbol ? ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() : '';
+  const tagged = symbol ? documentation(symbol.getDocumentationComment(checker)) : '';
   if (tagged) return tagged;
   const text = parameter.getSourceFile().getFullText();
   const comments = ts.getLeadingCommentRanges(text, parameter.getFullStart()) ?? [];
@@ -81,9 +82,8 @@ function parameterDescription(checker: ts.TypeChecker, parameter: ts.ParameterDe
     .slice(doc.pos + 3, doc.end - 2)
     .split('\n')
     .map((line) => line.replace(/^\s*\*?\s?/, ''))
-    .join(' ')
-    .trim();
-  return body || undefined;
+    .join('\n');
+  return unwrap(body) || undefined;
 }
 
 function literalValue(node: ts.Expression | undefined): { literal: true; value: string | number | boolean | null } | { literal: false } {

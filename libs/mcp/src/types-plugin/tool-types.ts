@@ -43,3 +43,38 @@ export function recordedToolTypes(type: Function, methodName: string): ToolTypes
   const factory = Object.hasOwn(type, TOOL_TYPES_FACTORY) ? (type as unknown as Record<string, () => ClassToolTypes>)[TOOL_TYPES_FACTORY] : undefined;
   return factory?.()[methodName];
 }
+
+/** The section of a plugin metadata file (Nest CLI's `metadata.ts`) that holds tool types, beside other plugins' sections. */
+export const TOOL_TYPES_SECTION = 'mcpToolTypes';
+
+/** A module of tool classes, and the tool types of its exported classes by class name. */
+export type ToolTypesEntry = [module: Promise<Record<string, unknown>>, classes: Record<string, ClassToolTypes>];
+
+/** The default export of a plugin metadata file: each plugin's sections, keyed by the plugin's name in nest-cli.json. */
+export type PluginMetadata = () => Promise<Record<string, Record<string, unknown[]> | undefined>>;
+
+/** Gives `type` the tool types the plugin read for its methods, as the `before` transformer and tool directories do. */
+export function attachToolTypes(type: Function, classes: ClassToolTypes): void {
+  Object.defineProperty(type, TOOL_TYPES_FACTORY, { value: () => classes, configurable: true });
+}
+
+/**
+ * Attaches the tool types of a plugin metadata file to the classes it names (the app calls this
+ * before Nest explores its providers, as `SwaggerModule.loadPluginMetadata` does for models).
+ * Returns how many classes got types.
+ */
+export async function loadToolTypes(metadata: PluginMetadata): Promise<number> {
+  let attached = 0;
+  for (const sections of Object.values(await metadata())) {
+    for (const [module, classes] of (sections?.[TOOL_TYPES_SECTION] ?? []) as ToolTypesEntry[]) {
+      const exports = await module;
+      for (const [name, types] of Object.entries(classes)) {
+        const type = exports[name];
+        if (typeof type !== 'function') throw new Error(`The tool types name the class ${name}, which its module does not export: build again (npm run build)`);
+        attachToolTypes(type, types);
+        attached++;
+      }
+    }
+  }
+  return attached;
+}

@@ -1,5 +1,6 @@
 import ts from 'typescript';
 import type { JsonSchema } from '../decorators/metadata.types.js';
+import { documentation } from './doc-comment.js';
 
 /** A JSON Schema for a type, or why there is none and what to write instead. */
 export type SchemaOrRefusal = { schema: JsonSchema } | { refused: { reason: string; fix: string } };
@@ -113,7 +114,7 @@ function objectSchema(checker: ts.TypeChecker, type: ts.Type, use: SchemaUse, en
     // An optional field's `| undefined` is dropped by the union rule: it is left out of `required` instead.
     const schema = typeToSchema(checker, fieldType, use, inside);
     if ('refused' in schema) return refuse(`its field ${name}.${field.getName()}: ${schema.refused.reason}`, schema.refused.fix);
-    const description = ts.displayPartsToString(field.getDocumentationComment(checker)).trim();
+    const description = documentation(field.getDocumentationComment(checker));
     properties[field.getName()] = description ? { ...schema.schema, description } : schema.schema;
     if (!optional) required.push(field.getName());
   }

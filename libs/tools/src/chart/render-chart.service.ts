@@ -12,9 +12,13 @@ import { CHART_VIEW_URI, chartViewHtml } from './chart-view.js';
  */
 @Injectable()
 export class RenderChartService {
+  /**
+   * Draw a chart in the user's chat with Apache ECharts. Pass a complete ECharts option object; it
+   * must have a non-empty "series" whose entries each have a "type" (line and bar series need xAxis
+   * and yAxis). The option is checked with ECharts before the chart is shown to the user; the
+   * result only confirms it.
+   */
   @McpTool({
-    description:
-      'Draw a chart in the user\'s chat with Apache ECharts. Pass a complete ECharts option object; it must have a non-empty "series" whose entries each have a "type" (line and bar series need xAxis and yAxis). The option is checked with ECharts before the chart is shown to the user; the result only confirms it.',
     annotations: { title: 'Render chart', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     // Both spellings, as ext-apps' registerAppTool writes them, so older hosts find the view too.
     meta: { ui: { resourceUri: CHART_VIEW_URI }, [RESOURCE_URI_META_KEY]: CHART_VIEW_URI },

@@ -8,10 +8,13 @@ import { ConversationsService } from '@app/conversations';
 export class SummarizeConversationService {
   constructor(private readonly conversations: ConversationsService) {}
 
+  /**
+   * Set a short, self-contained title for the current conversation (at most 200 characters; longer
+   * text is cut at a character boundary). It replaces any earlier title and labels the conversation
+   * in the user's history.
+   */
   @McpTool({
     scopes: ['conversations:write'],
-    description:
-      "Set a short, self-contained title for the current conversation (at most 200 characters; longer text is cut at a character boundary). It replaces any earlier title and labels the conversation in the user's history.",
     annotations: { title: 'Summarize conversation', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async summarizeConversation(

@@ -24,11 +24,13 @@ export interface FileList {
 export class FilesToolsService {
   constructor(private readonly files: FilesService) {}
 
+  /**
+   * List the files the user has uploaded, newest first (at most 100): filename, file_key, mime and
+   * upload time. A file whose text was extracted at upload (PDF, Word, scans, images) is listed as
+   * text/plain. Pass a file_key to read_file to read it.
+   */
   @McpTool({
     scopes: ['files:read'],
-    description:
-      'List the files the user has uploaded, newest first (at most 100): filename, file_key, mime and upload time. ' +
-      'A file whose text was extracted at upload (PDF, Word, scans, images) is listed as text/plain. Pass a file_key to read_file to read it.',
     annotations: { title: 'List files', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async listFiles(@CurrentUser() user: UserInfo): Promise<ToolResult<FileList>> {
@@ -43,12 +45,13 @@ export class FilesToolsService {
     return ok({ files, ...(more ? { note: `Only the ${LIST_FILES_MAX} newest files are listed; the user has more (see GET /api/files for all).` } : {}) });
   }
 
+  /**
+   * Read one of the user's uploaded files by its file_key (from list_files). Text files and files
+   * with extracted text return { filename, mime, content } (long text is cut, with a note); other
+   * files return { filename, mime, url, note } with a temporary download link.
+   */
   @McpTool({
     scopes: ['files:read'],
-    description:
-      "Read one of the user's uploaded files by its file_key (from list_files). Text files and files with extracted text " +
-      'return { filename, mime, content } (long text is cut, with a note); other files return { filename, mime, url, note } ' +
-      'with a temporary download link.',
     annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async readFile(

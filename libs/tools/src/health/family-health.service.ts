@@ -10,10 +10,13 @@ const SINCE_FORMAT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{
 export class FamilyHealthService {
   constructor(private readonly reader: FamilyHealthReader) {}
 
+  /**
+   * Read recent health records (FHIR Observations: vitals, labs, sleep, ...) of the user or of a
+   * care-circle member who shares their health data with the user, newest first by when they were
+   * measured. Use it for questions such as "how did I sleep?" or "how is mum doing?".
+   */
   @McpTool({
     scopes: ['health:read'],
-    description:
-      'Read recent health records (FHIR Observations: vitals, labs, sleep, ...) of the user or of a care-circle member who shares their health data with the user, newest first by when they were measured. Use it for questions such as "how did I sleep?" or "how is mum doing?".',
     annotations: { title: 'Family health', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async familyHealth(

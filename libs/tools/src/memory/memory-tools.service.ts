@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { UserInfo } from '@app/common';
 import { Arg, CurrentUser, fail, McpTool, ok, type ToolResult } from '@app/mcp';
-import { MAX_RECALL_QUERY_CHARS, MEMORY_DISABLED_MESSAGE, MEMORY_KINDS, MemoryStore, type MemoryKind } from '@app/memory';
+import { MAX_RECALL_QUERY_CHARS, MEMORY_DISABLED_MESSAGE, MemoryStore, type MemoryKind } from '@app/memory';
 
 interface Remembered {
   id: string;
@@ -19,26 +19,33 @@ interface Recalled {
 export class MemoryToolsService {
   constructor(private readonly store: MemoryStore) {}
 
+  /**
+   * Store one durable fact about the user (a stable preference, a goal, a personal detail worth
+   * recalling later) in their long-term memory, so a later turn can find it with recall_memory.
+   * Write it as one self-contained sentence, e.g. "The user is allergic to peanuts". Saying the
+   * same thing again refreshes the existing memory instead of storing it twice.
+   */
   @McpTool({
     scopes: ['memory:write'],
-    description:
-      'Store one durable fact about the user (a stable preference, a goal, a personal detail worth recalling later) in their long-term memory, so a later turn can find it with recall_memory. Write it as one self-contained sentence, e.g. "The user is allergic to peanuts". Saying the same thing again refreshes the existing memory instead of storing it twice.',
     annotations: { title: 'Remember', readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async remember(
     @CurrentUser() user: UserInfo,
     @Arg('text', { description: 'The fact to remember, as one self-contained sentence', schema: { minLength: 1 } }) text: string,
-    @Arg('kind', { description: 'Category: fact, preference or episode', enum: MEMORY_KINDS, default: 'fact' }) kind: MemoryKind,
+    /** Category: fact, preference or episode */ kind: MemoryKind = 'fact',
   ): Promise<ToolResult<Remembered>> {
     if (!this.store.enabled) return fail(MEMORY_DISABLED_MESSAGE);
     const { id, deduplicated } = await this.store.remember(user.userId, { text, kind, source: user.conversationId ?? user.sessionId ?? null });
     return ok(deduplicated ? { id, stored: true, deduplicated: true } : { id, stored: true });
   }
 
+  /**
+   * Find the user's long-term memories (facts, preferences, past context) most relevant to a query,
+   * best first, so the answer can build on what is already known about them. Works for English and
+   * Chinese, and tolerates misspellings.
+   */
   @McpTool({
     scopes: ['memory:read'],
-    description:
-      "Find the user's long-term memories (facts, preferences, past context) most relevant to a query, best first, so the answer can build on what is already known about them. Works for English and Chinese, and tolerates misspellings.",
     annotations: { title: 'Recall memory', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   })
   async recallMemory(
