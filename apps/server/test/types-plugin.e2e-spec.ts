@@ -11,9 +11,9 @@ import { copyProject } from './support/project-copy.js';
 /**
  * The types plugin as an operator and a developer meet it: a tool in the plain style (no @Arg) is
  * read from its signature and doc comments, whether it is a tool directory's `.ts` file (read when
- * it loads) or packaged code built with `npm run build` (SWC and metadata.ts) or with
- * `nest build -b tsc` (the plugin's transformer); each server is listed and called over HTTP with
- * the official client.
+ * it loads) or packaged code built with `npm run build` (SWC and metadata.ts), with
+ * `nest build --type-check` (the Nest CLI writes metadata.ts) or with `nest build -b tsc` (the
+ * plugin's transformer); each server is listed and called over HTTP with the official client.
  */
 const PLAIN = resolve(import.meta.dirname, 'support/plain-style-tools');
 const REFUSED = resolve(import.meta.dirname, 'support/refused-type-tools');
@@ -154,6 +154,12 @@ describe('a plain-style tool in the packaged code', () => {
   it.each([
     ['npm run build (SWC; the plugin types in metadata.ts)', 'npm', ['run', 'build'], true],
     [
+      'nest build --type-check (SWC; the Nest CLI runs the plugin visitor after its type check)',
+      process.execPath,
+      ['node_modules/@nestjs/cli/bin/nest.js', 'build', 'server', '--type-check'],
+      true,
+    ],
+    [
       'nest build -b tsc (the plugin transformer in nest-cli.json; no metadata file)',
       process.execPath,
       ['node_modules/@nestjs/cli/bin/nest.js', 'build', 'server', '-b', 'tsc'],
@@ -164,7 +170,7 @@ describe('a plain-style tool in the packaged code', () => {
     async (_build, command, args, withMetadataFile) => {
       build(command as string, args as string[]);
       expect(existsSync(join(packaged, 'dist/metadata.js'))).toBe(withMetadataFile);
-      const started = server(packaged, `data-${withMetadataFile}`, 'dist/apps/server/src/plain-server.js');
+      const started = server(packaged, `data${args.at(-1)}`, 'dist/apps/server/src/plain-server.js');
       try {
         await expectPlainStyleTools(started);
       } finally {
