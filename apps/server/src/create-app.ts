@@ -8,6 +8,7 @@ import { registerOAuthFormBodies } from '@app/oauth';
 import { AppModule, type AppExtensions } from './app.module.js';
 import type { AppConfig } from './config.js';
 import { registerCors } from './cors.js';
+import { registerLingeringClose } from './lingering-close.js';
 import { withQuietStartup } from './log-format.js';
 import { loadPackagedToolTypes } from './packaged-tool-types.js';
 import { answerRefusedTarget, echoRequestId, logRequests, requestId } from './logging.js';
@@ -24,6 +25,7 @@ export async function createApp(config: AppConfig, options: AppExtensions & { lo
   });
   echoRequestId(adapter.getInstance());
   registerCors(adapter.getInstance(), config.CORS_ORIGINS);
+  registerLingeringClose(adapter.getInstance());
   registerMcpBodyParsers(adapter.getInstance());
   registerFileUploads(adapter.getInstance());
   registerOAuthFormBodies(adapter.getInstance());
