@@ -1,5 +1,5 @@
-import type { Server } from 'node:http';
-import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationShutdown } from '@nestjs/common';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
 
@@ -8,19 +8,42 @@ import { ConfigService } from '@nestjs/config';
  * finishes during shutdown would stay open until the client leaves, so idle ones are closed as
  * they appear; a client may also hold a stream open as long as it likes, so after the grace
  * period whatever is left is cut and shutdown goes on.
+ *
+ * Every answer not yet begun when shutdown starts, and every answer after, says
+ * `Connection: close`: a keep-alive client would otherwise send its next request on a connection
+ * the sweeper is closing and get ECONNRESET, not knowing whether its write happened.
  */
 @Injectable()
-export class GracefulShutdown implements BeforeApplicationShutdown, OnApplicationShutdown {
+export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
   private sweeper?: NodeJS.Timeout;
   private cutter?: NodeJS.Timeout;
+  private draining = false;
+  private readonly inFlight = new Set<ServerResponse>();
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(ConfigService) private readonly config: ConfigService,
   ) {}
 
+  onApplicationBootstrap(): void {
+    // First, so that an answer Fastify writes at once (its 503 while closing) carries the header too.
+    this.server.prependListener('request', this.track);
+  }
+
+  private get server(): Server {
+    return this.adapterHost.httpAdapter.getHttpServer() as Server;
+  }
+
+  private readonly track = (_request: IncomingMessage, response: ServerResponse) => {
+    if (this.draining) return closeAfter(response);
+    this.inFlight.add(response);
+    response.once('close', () => this.inFlight.delete(response));
+  };
+
   beforeApplicationShutdown(): void {
-    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    this.draining = true;
+    this.inFlight.forEach(closeAfter);
+    const server = this.server;
     const graceMs = this.config.getOrThrow<number>('SHUTDOWN_GRACE_SECONDS') * 1000;
     this.sweeper = setInterval(() => server.closeIdleConnections(), 100).unref();
     this.cutter = setTimeout(() => server.closeAllConnections(), graceMs).unref();
@@ -29,5 +52,11 @@ export class GracefulShutdown implements BeforeApplicationShutdown, OnApplicatio
   onApplicationShutdown(): void {
     clearInterval(this.sweeper);
     clearTimeout(this.cutter);
+    this.server.off('request', this.track);
   }
+}
+
+/** Node closes the connection after an answer whose headers say so; one already begun keeps what it sent. */
+function closeAfter(response: ServerResponse): void {
+  if (!response.headersSent) response.setHeader('connection', 'close');
 }

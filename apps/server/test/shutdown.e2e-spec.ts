@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, execFileSync } from 'node:child_process';
+import { Agent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -60,6 +61,29 @@ describe('closing the app', () => {
     // The call would answer after 60 s, far past the test's timeout: closing cuts it once the 1 s grace is over.
     await running.close();
     expect(await outcome).toBe('cut');
+  });
+
+  it('answers the calls in flight with Connection: close, so that a keep-alive client opens no request on a closing connection', async () => {
+    const running = await startApp({ SHUTDOWN_GRACE_SECONDS: '600' }, { imports: [SlowToolsModule] });
+    const agent = new Agent({ keepAlive: true });
+    try {
+      const post = (body: string) =>
+        new Promise<{ status: number; headers: IncomingHttpHeaders }>((resolve, reject) => {
+          const sent = httpRequest(running.url, { method: 'POST', agent, headers: JSON_HEADERS }, (response) => {
+            response.resume().on('end', () => resolve({ status: response.statusCode!, headers: response.headers }));
+          });
+          sent.on('error', reject).end(body);
+        });
+      // Before shutdown, the connection is kept for the next request.
+      expect((await post(sleepFor(1))).headers.connection).toBe('keep-alive');
+      const inFlight = post(sleepFor(500));
+      await new Promise((done) => setTimeout(done, 150));
+      const closing = running.close();
+      expect(await inFlight).toMatchObject({ status: 200, headers: { connection: 'close' } });
+      await closing;
+    } finally {
+      agent.destroy();
+    }
   });
 });
 
