@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Inject, Injectable, type BeforeApplicationShutdown, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { ConfigService } from '@nestjs/config';
+import { BackgroundWrites } from '@app/common';
 
 /**
  * Closing the HTTP server waits for every connection to go. A keep-alive connection whose request
@@ -11,7 +12,8 @@ import { ConfigService } from '@nestjs/config';
  *
  * Every answer not yet begun when shutdown starts, and every answer after, says
  * `Connection: close`: a keep-alive client would otherwise send its next request on a connection
- * the sweeper is closing and get ECONNRESET, not knowing whether its write happened.
+ * the sweeper is closing and get ECONNRESET, not knowing whether its write happened. The writes
+ * the last calls leave behind are finished before the database closes.
  */
 @Injectable()
 export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicationShutdown, OnApplicationShutdown {
@@ -23,6 +25,7 @@ export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(ConfigService) private readonly config: ConfigService,
+    private readonly background: BackgroundWrites,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -49,10 +52,16 @@ export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicati
     this.cutter = setTimeout(() => server.closeAllConnections(), graceMs).unref();
   }
 
-  onApplicationShutdown(): void {
+  /**
+   * The HTTP server is closed by now, so no call is left to start a background write (an access-log
+   * row); those the last calls started are awaited here. Nest runs this hook of the app's own module
+   * before those of the modules it imports, so before the database closes.
+   */
+  async onApplicationShutdown(): Promise<void> {
     clearInterval(this.sweeper);
     clearTimeout(this.cutter);
     this.server.off('request', this.track);
+    await this.background.flush();
   }
 }
 

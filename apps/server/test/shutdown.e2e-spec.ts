@@ -6,9 +6,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Injectable, Module } from '@nestjs/common';
 import { Arg, McpTool, ok } from '@app/mcp';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { bearer, signHs256, TEST_JWT_SECRET } from './support/auth.js';
 import { seedEmbeddedDatabase } from './support/pglite-template.js';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './support/test-database.js';
-import { CONFORMANCE_TOOLS, JSON_HEADERS, postRaw, startApp } from './support/test-app.js';
+import { CONFORMANCE_TOOLS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 @Injectable()
 class SlowService {
@@ -63,6 +66,22 @@ describe('closing the app', () => {
     expect(await outcome).toBe('cut');
   });
 
+  it('writes the access-log rows of calls that finish during shutdown before the database closes', async () => {
+    const running = await startApp({ JWT_SECRET: TEST_JWT_SECRET, SHUTDOWN_GRACE_SECONDS: '600' }, { imports: [SlowToolsModule] });
+    try {
+      const headers = { ...JSON_HEADERS, ...bearer(await signHs256(TEST_JWT_SECRET, { sub: 'shutdown-log', email: 'log@example.com', email_verified: true })) };
+      // The caller's row exists before the calls, as for any user who has called before.
+      expect((await postRaw(running.url, sleepFor(1), headers)).status).toBe(200);
+      const calls = Array.from({ length: 5 }, (_, index) => postRaw(running.url, sleepFor(300 + index * 50), headers));
+      await new Promise((done) => setTimeout(done, 150));
+      await running.app.close();
+      expect((await Promise.all(calls)).map((call) => call.status)).toEqual([200, 200, 200, 200, 200]);
+      expect(await loggedCalls(running, 'sleep_for')).toBe(6);
+    } finally {
+      await running.close();
+    }
+  });
+
   it('answers the calls in flight with Connection: close, so that a keep-alive client opens no request on a closing connection', async () => {
     const running = await startApp({ SHUTDOWN_GRACE_SECONDS: '600' }, { imports: [SlowToolsModule] });
     const agent = new Agent({ keepAlive: true });
@@ -86,6 +105,26 @@ describe('closing the app', () => {
     }
   });
 });
+
+/** Rows of the access log for `tool`, read after the app closed its database. */
+async function loggedCalls(running: RunningApp, tool: string): Promise<number> {
+  const query = 'SELECT count(*)::int AS count FROM mcp_tool_calls WHERE tool = $1';
+  if (running.databaseUrl) {
+    const client = new pg.Client({ connectionString: running.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query<{ count: number }>(query, [tool])).rows[0]!.count;
+    } finally {
+      await client.end();
+    }
+  }
+  const db = await PGlite.create({ dataDir: join(running.dataDir, 'pg') });
+  try {
+    return (await db.query<{ count: number }>(query, [tool])).rows[0]!.count;
+  } finally {
+    await db.close();
+  }
+}
 
 describe('the built server', () => {
   const root = resolve(import.meta.dirname, '../../..');

@@ -18,6 +18,8 @@ export interface RunningApp {
   url: URL;
   /** The app's own data directory. */
   dataDir: string;
+  /** Its database on TEST_DATABASE_URL's server; undefined on the embedded database (in `dataDir`/pg). */
+  databaseUrl?: string;
   close(): Promise<void>;
 }
 
@@ -49,7 +51,7 @@ export async function startApp(
       await app.close();
       await cleanUp();
     };
-    return { app, url: new URL(`http://127.0.0.1:${address.port}/mcp`), dataDir, close };
+    return { app, url: new URL(`http://127.0.0.1:${address.port}/mcp`), dataDir, databaseUrl: database?.url, close };
   } catch (error) {
     await cleanUp();
     throw error;
