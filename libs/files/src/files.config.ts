@@ -19,6 +19,7 @@ export const filesConfig = defineConfigSection({
     FILES_EXTRACT_MAX_CHARS: int(1_000_000, { min: 1, max: 50_000_000 }),
     FILES_EXTRACT_TIMEOUT: duration(120, { minSeconds: 1, maxSeconds: 3600 }),
     FILES_EXTRACT_CONCURRENCY: int(2, { min: 1, max: 64 }),
+    FILES_CLEANUP_GRACE: duration(3600, { minSeconds: 1, maxSeconds: 7 * 24 * 3600 }),
     S3_BUCKET: optionalStr({ pattern: /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, expected: 'an S3 bucket name' }),
     S3_REGION: str('us-east-1'),
     S3_ENDPOINT: optionalStr(HTTP_URL),
@@ -53,6 +54,7 @@ export const filesConfig = defineConfigSection({
     maxTotalBytesPerUser: values.FILES_MAX_TOTAL_BYTES_PER_USER,
     readMaxChars: values.FILES_READ_MAX_CHARS,
     urlTtlSeconds: values.FILES_URL_TTL,
+    cleanupGraceSeconds: values.FILES_CLEANUP_GRACE,
     extraction: {
       ocr: values.FILES_OCR,
       maxBytes: values.FILES_EXTRACT_MAX_BYTES,

@@ -5,6 +5,7 @@ import { optionsFromConfig } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
 import { FileExtraction } from './extraction/file-extraction.js';
+import { FilesHousekeeping } from './files-housekeeping.js';
 import { FilesUserData } from './files-user-data.js';
 import { FILES_CONFIG_SECTION, FILES_OPTIONS, SIGNED_FILE_PATH, type FilesModuleOptions } from './files.options.js';
 import { FilesService } from './files.service.js';
@@ -43,6 +44,7 @@ async function createStorage(options: FilesModuleOptions, signer: FileUrlSigner)
     FileUrlSigner,
     { provide: FILE_STORAGE, inject: [FILES_OPTIONS, FileUrlSigner], useFactory: createStorage },
     FileExtraction,
+    FilesHousekeeping,
     FileUploader,
     FilesService,
     FilesUserData,

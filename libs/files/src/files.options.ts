@@ -18,6 +18,8 @@ export interface FilesModuleOptions {
   readMaxChars: number;
   /** How long a signed URL works (FILES_URL_TTL). */
   urlTtlSeconds: number;
+  /** What a crash left (partial uploads, objects without a row, pending extractions) is put right once this old (FILES_CLEANUP_GRACE). */
+  cleanupGraceSeconds: number;
   extraction: TextExtractorOptions;
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -75,6 +75,30 @@ export class LocalDiskStorage implements FileStorage {
 
   async delete(objectKey: string): Promise<void> {
     await rm(this.localPath(objectKey), { force: true });
+  }
+
+  async *listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }> {
+    // Keys are `xx/fileKey`: one level of folders.
+    for (const folder of await readdir(this.objectsDir).catch(() => [])) {
+      for (const name of await readdir(join(this.objectsDir, folder)).catch(() => [])) {
+        const info = await stat(join(this.objectsDir, folder, name)).catch(() => undefined);
+        if (info?.isFile()) yield { objectKey: `${folder}/${name}`, modifiedAt: info.mtime };
+      }
+    }
+  }
+
+  async removeLeftoverUploads(writtenBefore: Date): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(this.incomingDir).catch(() => [])) {
+      const path = join(this.incomingDir, name);
+      const info = await stat(path).catch(() => undefined);
+      // An upload under way writes its file as it reads the request: a recent mtime.
+      if (name.endsWith('.part') && info && info.mtime < writtenBefore) {
+        await rm(path, { force: true });
+        removed++;
+      }
+    }
+    return removed;
   }
 
   async signedReadUrl(objectKey: string, { expiresAt }: SignedUrlOptions): Promise<string> {

@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, paginateListObjectsV2, S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
@@ -92,6 +92,15 @@ export class S3Storage implements FileStorage {
 
   async delete(objectKey: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(objectKey) }));
+  }
+
+  async *listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }> {
+    const { bucket: Bucket, prefix } = this.options;
+    for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket, Prefix: prefix })) {
+      for (const object of page.Contents ?? []) {
+        if (object.Key && object.LastModified) yield { objectKey: object.Key.slice(prefix.length), modifiedAt: object.LastModified };
+      }
+    }
   }
 
   async signedReadUrl(objectKey: string, { filename, mime, expiresAt }: SignedUrlOptions): Promise<string> {
