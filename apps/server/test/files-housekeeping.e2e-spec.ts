@@ -4,9 +4,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { DataSource } from 'typeorm';
 import { FILE_STORAGE, FilesHousekeeping, type FileStorage } from '@app/files';
-import { startS3TestServer, type S3TestServer } from '../../../libs/files/test/s3-test-server.js';
 import { cliToken, TEST_JWT_SECRET } from './support/auth.js';
-import { fileRows, localFilesOnDisk, s3Environment, uploadFile } from './support/files.js';
+import { fileBackends, fileRows, localFilesOnDisk, uploadFile } from './support/files.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 /**
@@ -18,18 +17,7 @@ import { startApp, type RunningApp } from './support/test-app.js';
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, FILES_OCR: 'off', FILES_CLEANUP_GRACE: '1', FILES_EXTRACT_TIMEOUT: '1' };
 const GRACE_MS = 2000;
 
-let s3: S3TestServer;
-beforeAll(async () => {
-  s3 = await startS3TestServer();
-});
-afterAll(async () => {
-  await s3.close();
-});
-
-const backends: [string, () => Record<string, string>][] = [
-  ['local disk', () => ({})],
-  ['S3', () => s3Environment(s3, 'housekeeping')],
-];
+const backends = fileBackends('housekeeping');
 
 describe.each(backends)('files housekeeping on %s', (backend, s3Env) => {
   let app: RunningApp;

@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DataSource } from 'typeorm';
-import type { S3TestServer } from '../../../../libs/files/test/s3-test-server.js';
+import { afterAll, beforeAll } from '@jest/globals';
+import { startS3TestServer, type S3TestServer } from '../../../../libs/files/test/s3-test-server.js';
 import type { RunningApp } from './test-app.js';
 
 export interface UploadAnswer {
@@ -144,4 +145,22 @@ export function s3Environment(s3: S3TestServer, prefix: string): Record<string, 
     S3_SECRET_ACCESS_KEY: s3.options.secretAccessKey!,
     S3_PREFIX: `${prefix}-${process.pid}/`,
   };
+}
+
+/**
+ * The storage backends a files suite runs on, for `describe.each`: local disk, and S3 on a test
+ * server the suite starts and stops (its objects under `prefix`).
+ */
+export function fileBackends(prefix: string): [string, () => Record<string, string>][] {
+  let s3: S3TestServer;
+  beforeAll(async () => {
+    s3 = await startS3TestServer();
+  });
+  afterAll(async () => {
+    await s3.close();
+  });
+  return [
+    ['local disk', () => ({})],
+    ['S3', () => s3Environment(s3, prefix)],
+  ];
 }
