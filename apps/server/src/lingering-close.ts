@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify';
  * FILES_MAX_BYTES, refused before it was read) is still read and discarded before the answer goes
  * out, and for how long: past either, the connection is closed with the rest unread.
  */
-export const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 5_000 };
+const DRAIN_LIMIT = { bytes: 64 * 1024 * 1024, ms: 5_000 };
 
 /**
  * "Lingering close", as web servers do it: an answer sent while the client is still sending its body
