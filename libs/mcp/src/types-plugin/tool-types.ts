@@ -48,13 +48,13 @@ export function recordedToolTypes(type: Function, methodName: string): ToolTypes
 export const TOOL_TYPES_SECTION = 'mcpToolTypes';
 
 /** A module of tool classes, and the tool types of its exported classes by class name. */
-export type ToolTypesEntry = [module: Promise<Record<string, unknown>>, classes: Record<string, ClassToolTypes>];
+type ToolTypesEntry = [module: Promise<Record<string, unknown>>, classes: Record<string, ClassToolTypes>];
 
 /** The default export of a plugin metadata file: each plugin's sections, keyed by the plugin's name in nest-cli.json. */
 export type PluginMetadata = () => Promise<Record<string, Record<string, unknown[]> | undefined>>;
 
 /** Gives `type` the tool types the plugin read for its methods, as the `before` transformer and tool directories do. */
-export function attachToolTypes(type: Function, classes: ClassToolTypes): void {
+function attachToolTypes(type: Function, classes: ClassToolTypes): void {
   Object.defineProperty(type, TOOL_TYPES_FACTORY, { value: () => classes, configurable: true });
 }
 
