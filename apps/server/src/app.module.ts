@@ -7,7 +7,7 @@ import { DatabaseModule } from '@app/database';
 import { ConversationsModule } from '@app/conversations';
 import { FilesModule } from '@app/files';
 import { HealthModule } from '@app/health';
-import { McpModule, McpRequestStateModule, ToolDirectoriesModule } from '@app/mcp';
+import { McpModule, McpRequestStateModule, McpTasksModule, ToolDirectoriesModule } from '@app/mcp';
 import { MemoryModule } from '@app/memory';
 import { OAuthModule } from '@app/oauth';
 import { ToolsModule } from '@app/tools';
@@ -61,8 +61,8 @@ export class AppModule {
             // Without a configured public address, the 401 names the metadata at the address the client used.
             resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''),
           },
-          // The caller resolver, rate limit and access log `/mcp` takes.
-          [AuthModule],
+          // The caller resolver, rate limit and access log `/mcp` takes; the tasks extension.
+          [AuthModule, McpTasksModule],
         ),
         AuthModule,
         FilesModule,

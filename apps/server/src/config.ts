@@ -23,7 +23,15 @@ import {
 import { databaseConfig, type DatabaseSettings } from '@app/database';
 import { filesConfig, type FilesModuleOptions } from '@app/files';
 import { oauthConfig, type OAuthModuleOptions } from '@app/oauth';
-import { isAgentListKey, mcpConfig, toolDirectoriesConfig, type McpModuleSettings, type ToolDirectoriesOptions } from '@app/mcp';
+import {
+  isAgentListKey,
+  mcpConfig,
+  mcpTasksConfig,
+  toolDirectoriesConfig,
+  type McpModuleSettings,
+  type McpTasksOptions,
+  type ToolDirectoriesOptions,
+} from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
 
 export { ConfigError, isLoopback };
@@ -68,6 +76,8 @@ export interface AppConfig {
   database: DatabaseSettings;
   /** `McpModule.forRoot` options, but for the server's identity. */
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
+  /** `McpTasksModule`'s options: the MCP_TASK_* keys and MCP_MAX_TASKS_PER_USER. */
+  tasks: McpTasksOptions;
   /** `AuthModule`'s options: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_MODE, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys, with the app's address and data directory. */
   auth: AuthModuleOptions;
   /** `OAuthModule`'s options (with `OAUTH_MODE=builtin`): the OIDC_* keys and the built-in authorization server's limits. */
@@ -144,6 +154,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection<unknown>[] = [
   commonConfig,
   databaseConfig,
   mcpConfig,
+  mcpTasksConfig,
   authConfig,
   oauthConfig,
   toolDirectoriesConfig,
@@ -268,6 +279,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     common: commonConfig.load(env),
     database: databaseConfig.load(env),
     mcp: mcpConfig.load(env),
+    tasks: mcpTasksConfig.load(env),
     auth: { ...authConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR },
     oauth: oauthConfig.load(env),
     toolDirectories: toolDirectoriesConfig.load(env),

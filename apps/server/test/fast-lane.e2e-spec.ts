@@ -8,14 +8,20 @@ import {
   corpus,
   corpus2026,
   corpusSessions,
+  corpusTasks,
   in2026,
   inSession,
   NEVER_ON_LANE,
   rpc,
   sessionOf,
+  taskOf,
   type Exchange,
   type SessionRole,
+  type TaskState,
 } from './support/fast-lane-corpus.js';
+import { eventually } from './support/files.js';
+import { TaskToolsModule } from './support/task-tools.module.js';
+import { tasksRequest } from './support/tasks-wire.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
 /**
@@ -35,11 +41,12 @@ interface Answer {
   sessionId?: string;
 }
 
-/** Per app, the ids of the sessions it opened for itself, by the placeholder (`sessionOf`) the corpus puts in headers. */
+/** Per app, the ids of the sessions and tasks it made for itself, by the placeholder (`sessionOf`, `taskOf`) the corpus puts in headers and bodies. */
 const sessionIds = new Map<URL, Record<string, string>>();
 
 /** node:http rather than fetch: fetch adds an Accept header and refuses some spellings. */
 function send(url: URL, { body, headers = {} }: Exchange): Promise<Answer> {
+  for (const [placeholder, id] of Object.entries(sessionIds.get(url) ?? {})) body = body.replaceAll(placeholder, id);
   const sent: Record<string, string> = { 'content-type': 'application/json', accept: BOTH };
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) delete sent[name];
@@ -80,8 +87,8 @@ let token: string;
 beforeAll(async () => {
   const typed = { imports: [DifferentialToolsModule, TypedArrayToolModule] };
   [lane, sdk, typedLane, typedSdk] = await Promise.all([
-    startApp(ENV, { imports: [DifferentialToolsModule] }),
-    startApp({ ...ENV, MCP_FAST_LANE: 'false' }, { imports: [DifferentialToolsModule] }),
+    startApp(ENV, { imports: [DifferentialToolsModule, TaskToolsModule] }),
+    startApp({ ...ENV, MCP_FAST_LANE: 'false' }, { imports: [DifferentialToolsModule, TaskToolsModule] }),
     startApp(ENV, typed),
     startApp({ ...ENV, MCP_FAST_LANE: 'false' }, typed),
   ]);
@@ -112,6 +119,26 @@ async function openSessions(apps: RunningApp[], token: string): Promise<void> {
   }
 }
 
+/** Makes, on each app, a task of the JWT's user in each state, and records their ids by `taskOf`. */
+async function makeTasks(apps: RunningApp[], token: string): Promise<void> {
+  const party = { authorization: `Bearer ${token}` };
+  const calls: Record<TaskState, [string, Record<string, unknown>]> = {
+    working: ['wait_for', { ms: 600_000 }],
+    completed: ['wait_for', { ms: 600 }],
+    failed: ['break_later', { ms: 600 }],
+    input_required: ['ask_name', {}],
+  };
+  for (const { url } of apps) {
+    const ids = sessionIds.get(url) ?? {};
+    for (const [state, [name, args]] of Object.entries(calls)) {
+      const { taskId } = (await tasksRequest(url, party, 'tools/call', { name, arguments: args })) as { taskId: string };
+      ids[taskOf(state as TaskState)] = taskId;
+      await eventually(async () => expect(await tasksRequest(url, party, 'tasks/get', { taskId })).toMatchObject({ status: state }), 5000);
+    }
+    sessionIds.set(url, ids);
+  }
+}
+
 /**
  * Sends each exchange to the lane app and to the SDK-only app; returns the differences (status,
  * content type, body, and a tool run twice) and the labels the lane answered on its own.
@@ -135,7 +162,13 @@ async function compare(cases: [string, Exchange][]): Promise<{ mismatches: strin
       const ranOnSdk = diff(before, invocations);
       // An unexpected error's text names a request id of its own on each side, and each app has its own session ids.
       const comparable = (body: unknown, url: URL) => {
-        let text = JSON.stringify(body).replace(/request id [0-9a-f-]{36}/g, 'request id <id>');
+        let text = JSON.stringify(body)
+          .replace(/request id [0-9a-f-]{36}/g, 'request id <id>')
+          // Each app's tasks were made at their own times and asked with keys of their own.
+          .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, '<time>')
+          .replace(/input-[\w-]{12}/g, 'input-<key>')
+          // The JWT's subject is a user of its own in each app's database.
+          .replace(/(waited \d+ ms for )[\da-f-]{36}/g, '$1<user>');
         for (const [role, id] of Object.entries(sessionIds.get(url) ?? {})) text = text.replaceAll(id, role);
         return text;
       };
@@ -178,7 +211,12 @@ describe('the fast lane answers exactly as the SDK path does', () => {
   }, 120_000);
 
   it('for the corpus on 2026-07-28 (envelope and standard headers), and what only 2026 has', async () => {
-    const cases: [string, Exchange][] = [...corpus(token).map(([label, exchange]): [string, Exchange] => [label, in2026(exchange)]), ...corpus2026()];
+    await makeTasks([lane, sdk], token);
+    const cases: [string, Exchange][] = [
+      ...corpus(token).map(([label, exchange]): [string, Exchange] => [label, in2026(exchange)]),
+      ...corpus2026(),
+      ...corpusTasks(),
+    ];
     for (const [, exchange] of cases) if (exchange.headers?.authorization === 'Bearer <token>') exchange.headers.authorization = `Bearer ${token}`;
     const { mismatches, tookLane } = await compare(cases);
     expect(mismatches).toEqual([]);
@@ -196,6 +234,10 @@ describe('the fast lane answers exactly as the SDK path does', () => {
         '2026: echo with client info and a log level',
         '2026: echo with a foreign _meta key',
         '2026: echo with a JWT',
+        'tasks: tasks/get of a task working',
+        'tasks: tasks/get of a task completed',
+        'tasks: tasks/get of a task failed',
+        'tasks: tasks/get of a task input_required',
       ]),
     );
     for (const label of [
@@ -206,6 +248,14 @@ describe('the fast lane answers exactly as the SDK path does', () => {
       '2026: echo naming another tool in Mcp-Name',
       '2026: echo without Mcp-Method',
       '2026: echo with requestState',
+      'tasks: tasks/get without the extension',
+      'tasks: tasks/get with the extension null',
+      'tasks: tasks/get with Mcp-Name naming another task',
+      'tasks: tasks/get without Mcp-Name',
+      'tasks: tasks/get with an extra param',
+      'tasks: tasks/get with a numeric taskId',
+      'tasks: tasks/get with an empty taskId',
+      'tasks: tasks/get with a progress token',
     ]) {
       expect(tookLane).not.toContain(label);
     }

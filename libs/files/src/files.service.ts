@@ -19,6 +19,19 @@ export interface FileListQuery {
   mime?: string;
 }
 
+/** How often a read waiting for an extraction looks again. */
+const EXTRACTION_POLL_MS = 1000;
+
+/** Waits `ms`; rejects with the signal's reason when it aborts first. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal.throwIfAborted();
+    const timer = setTimeout(() => (signal.removeEventListener('abort', abort), resolve()), ms);
+    const abort = () => (clearTimeout(timer), reject(signal.reason));
+    signal.addEventListener('abort', abort, { once: true });
+  });
+}
+
 /** What `read_file` hands the model: the text, or a link to the bytes. */
 export type FileForModel =
   { filename: string; mime: string; content: string; note?: string } | { filename: string; mime: string; url: string; expires_at: string; note: string };
@@ -118,10 +131,19 @@ export class FilesService implements OnApplicationBootstrap {
 
   /**
    * `read_file`: extracted (or plain) text inline, cut at FILES_READ_MAX_CHARS with a note; other
-   * files as a signed URL.
+   * files as a signed URL. With `waitWhilePending`, a file whose text is still being extracted
+   * (its upload is not answered yet) is read once the extraction ends, unless the signal aborts
+   * first; without, it is answered at once, with its URL.
    */
-  async readForModel(userId: string, fileKey: string): Promise<FileForModel> {
-    const file = await this.get(userId, fileKey, true);
+  async readForModel(userId: string, fileKey: string, waitWhilePending?: AbortSignal): Promise<FileForModel> {
+    let file = await this.get(userId, fileKey, true);
+    // An extraction ends within its timeout; a row pending past it is one a crash left (the housekeeping reruns it).
+    const givingUpAt = file.createdAt.getTime() + 2 * this.options.extraction.timeoutMs;
+    while (waitWhilePending && file.extractionStatus === 'pending' && Date.now() < givingUpAt) {
+      // The extraction may run on another instance: its row is what says it ended.
+      await sleep(EXTRACTION_POLL_MS, waitWhilePending);
+      file = await this.get(userId, fileKey, true);
+    }
     if (file.extractedText !== null) {
       const text = file.extractedText;
       const max = this.options.readMaxChars;

@@ -33,3 +33,7 @@ export { AGENT_NAME_PATTERN, AGENT_NAME_RULE, isAgentListKey, type AgentToolList
 export { loadToolTypes, type PluginMetadata } from './types-plugin/tool-types.js';
 export { toolDirectoriesConfig } from './tool-directories/tool-directories.config.js';
 export { mcpConfig } from './mcp.config.js';
+export { McpTasksModule } from './tasks/mcp-tasks.module.js';
+export { McpTasks } from './tasks/mcp-tasks.service.js';
+export { mcpTasksConfig, type McpTasksOptions } from './tasks/tasks.config.js';
+export { TASKS_EXTENSION } from './tasks/task-wire.js';

@@ -187,6 +187,49 @@ export function corpus2026(): [string, Exchange][] {
   ];
 }
 
+/** The states of the tasks each app makes for itself before the 2026 corpus (`taskOf` stands for one's id). */
+export type TaskState = 'working' | 'completed' | 'failed' | 'input_required';
+export const taskOf = (state: TaskState) => `<${state} task>`;
+
+/** `tasks/get`, which a polling client sends most, by the JWT's user unless `headers` say otherwise. */
+export function corpusTasks(): [string, Exchange][] {
+  const withTasks = { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+  const get = (
+    taskId: unknown,
+    headers: Record<string, string | undefined> = {},
+    meta: Record<string, unknown> = withTasks,
+    extra: Record<string, unknown> = {},
+  ) => ({
+    body: rpc(1, 'tasks/get', { taskId, ...extra, _meta: meta }),
+    headers: {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tasks/get',
+      ...(typeof taskId === 'string' ? { 'mcp-name': taskId } : {}),
+      authorization: 'Bearer <token>',
+      ...headers,
+    },
+  });
+  return [
+    ...(['working', 'completed', 'failed', 'input_required'] as TaskState[]).map((state): [string, Exchange] => [
+      `tasks: tasks/get of a task ${state}`,
+      get(taskOf(state)),
+    ]),
+    ['tasks: tasks/get of an unknown task', get('no-such-task')],
+    ["tasks: tasks/get of the user's task, anonymously", get(taskOf('working'), { authorization: undefined })],
+    ['tasks: tasks/get without the extension', get(taskOf('working'), {}, ENVELOPE)],
+    [
+      'tasks: tasks/get with the extension null',
+      get(taskOf('working'), {}, { ...ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': null } } }),
+    ],
+    ['tasks: tasks/get with Mcp-Name naming another task', get(taskOf('working'), { 'mcp-name': taskOf('completed') })],
+    ['tasks: tasks/get without Mcp-Name', get(taskOf('working'), { 'mcp-name': undefined })],
+    ['tasks: tasks/get with an extra param', get(taskOf('working'), {}, withTasks, { cursor: 'x' })],
+    ['tasks: tasks/get with a numeric taskId', get(5)],
+    ['tasks: tasks/get with an empty taskId', get('')],
+    ['tasks: tasks/get with a progress token', get(taskOf('working'), {}, { ...withTasks, progressToken: 1 })],
+  ];
+}
+
 /** A 2025 exchange inside a session the app opened: for the JWT's user when the exchange carries it, else anonymous. */
 export function inSession({ body, headers = {} }: Exchange, role?: SessionRole): Exchange {
   const owner = role ?? (headers.authorization?.startsWith('Bearer ey') ? 'user' : 'anonymous');

@@ -7,6 +7,7 @@ import type {
   LoggingLevel,
   ServerContext,
 } from '@modelcontextprotocol/server';
+import { MAY_BECOME_TASK } from '../tasks/task-run.js';
 
 /**
  * What a tool can do besides returning a result: report progress, log to the client, ask the
@@ -22,6 +23,15 @@ export class McpToolContext {
 
   get sessionId(): string | undefined {
     return this.sdk.sessionId;
+  }
+
+  /**
+   * True when this call may outlive its request as a task (a task tool, called by a client that
+   * supports tasks): the tool may then wait for slow work (an extraction, an upstream) instead of
+   * answering "not ready"; the client gets a task to poll if the wait is long.
+   */
+  get mayBecomeTask(): boolean {
+    return MAY_BECOME_TASK in this.sdk;
   }
 
   /** Answers to input requests of an earlier round (multi-round-trip calls), keyed by request name. */
@@ -46,12 +56,16 @@ export class McpToolContext {
     return this.sdk.mcpReq.log(level, data, logger);
   }
 
-  /** Asks the client's user for input (2025 sessions; on the stateless 2026 revision return `inputRequired(...)` instead). */
+  /**
+   * Asks the client's user for input: in a 2025 session, or in a call that may become a task (it
+   * becomes one, `input_required`, until the client answers). Otherwise, on the stateless 2026
+   * revision, return `inputRequired(...)` instead.
+   */
   elicit(params: ElicitRequestFormParams | ElicitRequestURLParams): Promise<ElicitResult> {
     return this.sdk.mcpReq.elicitInput(params, this.asPartOfThisCall());
   }
 
-  /** Asks the client's model for a completion (2025 sessions; on 2026 return `inputRequired(...)` instead). */
+  /** Asks the client's model for a completion: where `elicit` can ask (otherwise, on 2026, return `inputRequired(...)`). */
   sample(params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
     return this.sdk.mcpReq.requestSampling(params, this.asPartOfThisCall()) as Promise<CreateMessageResult>;
   }

@@ -50,6 +50,13 @@ export interface ToolOptions {
    * secrets; JWTs unless `JWT_SCOPES_CLAIM` is set) are not limited by them.
    */
   scopes?: readonly string[];
+  /**
+   * Lets a call outlast its request as a task (the MCP tasks extension, with `McpTasksModule`): a
+   * call that takes longer than `MCP_TASK_ANSWER_WITHIN_MS`, or asks the client for input, is
+   * answered with a task the client polls. `optional`: clients without the extension get the result
+   * in the request, as from any tool; `required`: they are refused (-32021). Default: never a task.
+   */
+  task?: 'optional' | 'required';
 }
 
 export type ToolParameterKind = 'arg' | 'caller' | 'context';

@@ -16,6 +16,8 @@ import {
 import type { FastifyRequest } from 'fastify';
 import { agentFromAuthInfo, callerFromAuthInfo, callerKey } from '../caller.js';
 import { takesContext, type McpRegistry, type RegisteredTool } from '../registry/mcp-registry.js';
+import type { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { TASKS_EXTENSION } from '../tasks/task-wire.js';
 import { withHandedOverResult } from '../server/handed-over-result.js';
 import {
   acceptsJsonAndEventStream,
@@ -53,7 +55,12 @@ type ExchangeKind = Exchange['kind'];
 
 /** A request the lane takes over, with everything it already checked. */
 type LaneRequest =
-  { method: 'ping' | 'tools/list'; id: RequestId } | { method: 'tools/call'; id: RequestId; tool: RegisteredTool; args: Record<string, unknown> | undefined };
+  | { method: 'ping' | 'tools/list'; id: RequestId }
+  | { method: 'tools/call'; id: RequestId; tool: RegisteredTool; args: Record<string, unknown> | undefined }
+  | { method: 'tasks/get'; id: RequestId; taskId: string };
+
+/** The longest task id `tasks/get` takes (its params schema); a longer one is the SDK's to refuse. */
+const MAX_TASK_ID_LENGTH = 200;
 
 /**
  * Serves the methods that carry nearly all production traffic (`tools/call`, `tools/list`, and
@@ -80,6 +87,8 @@ export class FastLane {
     private readonly registry: McpRegistry,
     serverInfo: Implementation,
     private readonly routes: LaneRoutes,
+    // With `McpTasksModule`: `tasks/get`, which a client polls, is served here too.
+    private readonly tasks?: Pick<McpTasks, 'detailedTask'>,
   ) {
     this.modernResultMeta = JSON.stringify({ [SERVER_INFO_META_KEY]: serverInfo });
   }
@@ -96,6 +105,7 @@ export class FastLane {
     const exchange = this.exchange(kind, request, body as JSONRPCRequest, authInfo);
     if (!exchange) return undefined;
     if (taken.method === 'tools/call') return this.callTool(request, body as JSONRPCRequest, taken, exchange, response, authInfo);
+    if (taken.method === 'tasks/get') return this.getTask(request, body as JSONRPCRequest, taken, exchange, response, authInfo);
     if (taken.method === 'ping') return answer(response, exchange, taken.id, '{}');
     return answer(response, exchange, taken.id, this.listPayload(agent, scopes, kind)!);
   }
@@ -120,6 +130,21 @@ export class FastLane {
       );
     }
     this.handOver(request, body, exchange, response, authInfo, result);
+  }
+
+  /** A task of the caller's as the SDK's `tasks/get` handler answers it; any other (unknown, someone else's) is the SDK's to refuse. */
+  private async getTask(
+    request: FastifyRequest,
+    body: JSONRPCRequest,
+    get: Extract<LaneRequest, { method: 'tasks/get' }>,
+    exchange: Exchange,
+    response: ServerResponse,
+    authInfo: AuthInfo | undefined,
+  ) {
+    const detailed = await this.tasks!.detailedTask(get.taskId, callerKey(authInfo));
+    if (!detailed) return this.routes.modern(request.raw, response, body);
+    const json = JSON.stringify(detailed);
+    return answer(response, exchange, get.id, `${json.slice(0, -1)},"resultType":"complete","_meta":${this.modernResultMeta}}`);
   }
 
   /** Lets the exchange's SDK path validate and encode a result the lane already has, under a fresh `AuthInfo` that carries it. */
@@ -192,6 +217,8 @@ export class FastLane {
         return this.listPayload(agent, scopes, kind) === null ? undefined : { method: 'tools/list', id };
       case 'tools/call':
         return params === undefined ? undefined : this.takeCall(id, params, agent);
+      case 'tasks/get':
+        return kind === 'modern' && this.tasks && params !== undefined ? takeTaskGet(id, params) : undefined;
       default:
         return undefined;
     }
@@ -205,7 +232,8 @@ export class FastLane {
     // The SDK hands tools a parsed copy, without an own `__proto__` key: such arguments take its path.
     if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, '__proto__'))) return undefined;
     const tool = this.registry.getTool(name, agent);
-    if (!tool || takesContext(tool)) return undefined;
+    // A task tool's call may become a task: the tasks extension's to serve.
+    if (!tool || takesContext(tool) || tool.descriptor.options.task) return undefined;
     return { method: 'tools/call', id, tool, args };
   }
 }
@@ -243,6 +271,20 @@ const isRequestId = (value: unknown): value is RequestId => typeof value === 'st
  * and without reserved keys, save the 2026 envelope's own on a 2026 exchange (a 2025 exchange
  * carrying the envelope claim is the SDK's to refuse).
  */
+/**
+ * A `tasks/get` the SDK would hand its handler (params `{ taskId }` as its schema takes them) from
+ * a client that declares the tasks extension (else the SDK answers -32021).
+ */
+function takeTaskGet(id: RequestId, params: Record<string, unknown>): LaneRequest | undefined {
+  if (Object.keys(params).some((key) => key !== 'taskId' && key !== '_meta')) return undefined;
+  const { taskId } = params;
+  if (typeof taskId !== 'string' || taskId.length === 0 || taskId.length > MAX_TASK_ID_LENGTH) return undefined;
+  const capabilities = (params._meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY];
+  const extensions = isPlainObject(capabilities) ? capabilities.extensions : undefined;
+  if (!isPlainObject(extensions) || !isPlainObject(extensions[TASKS_EXTENSION])) return undefined;
+  return { method: 'tasks/get', id, taskId };
+}
+
 function laneMeta(meta: unknown, kind: ExchangeKind): boolean {
   if (meta === undefined) return true;
   if (!isPlainObject(meta) || 'progressToken' in meta) return false;

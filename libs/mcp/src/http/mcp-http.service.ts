@@ -29,6 +29,7 @@ import { agentFromAuthInfo, ANONYMOUS_CALLER, callerFromAuthInfo, callerKey, toA
 import { MCP_MODULE_OPTIONS, MCP_SIGNER, type McpModuleOptions } from '../mcp.options.js';
 import { insufficientScope, McpRegistry } from '../registry/mcp-registry.js';
 import { McpServerFactory } from '../server/mcp-server.factory.js';
+import { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { withCallContext } from './call-context.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
@@ -38,9 +39,11 @@ import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './sessi
 import { SharedServerTransport } from './shared-server-transport.js';
 import { FastLane } from './fast-lane.js';
 import { RebindingVerdicts } from './rebinding-verdicts.js';
-import { acceptsJsonAndEventStream, isServedLegacyVersion, NOT_ACCEPTABLE, takesJson } from './sdk-parity/index.js';
+import { acceptsJsonAndEventStream, isServedLegacyVersion, MODERN_REVISION, NOT_ACCEPTABLE, paramHeaderMismatch, takesJson } from './sdk-parity/index.js';
 
 const SESSION_NOT_FOUND = -32001;
+/** SEP-2243's HeaderMismatch: a routing header that disagrees with the body. */
+const HEADER_MISMATCH = -32020;
 const INTERNAL_ERROR = -32603;
 
 /** Methods that change a server's per-client state: on the shared server they would change it for every caller. */
@@ -127,6 +130,8 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     @Optional() @Inject(CALLER_RESOLVER) private readonly callerResolver?: CallerResolver,
     // The app's (`CommonModule`); without it a DELETE is known to this instance only.
     @Optional() private readonly broadcast?: InstanceBroadcast,
+    // `McpTasksModule`, when the app imports it into `McpModule`.
+    @Optional() private readonly tasks?: McpTasks,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -137,11 +142,16 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     this.sdkHandler = createMcpHandler(create, { onerror });
     this.sdkNodeHandler = toNodeHandler(this.sdkHandler, { onerror });
     if (this.options.fastLane) {
-      this.fastLane = new FastLane(this.registry, this.serverFactory.serverInfo, {
-        session: (id, owner) => this.sessions.get(id, owner),
-        shared: (request, response, authInfo) => this.sharedTransport.dispatch(request, response, authInfo),
-        modern: (raw, response, body) => this.sdkNodeHandler(raw, response, body),
-      });
+      this.fastLane = new FastLane(
+        this.registry,
+        this.serverFactory.serverInfo,
+        {
+          session: (id, owner) => this.sessions.get(id, owner),
+          shared: (request, response, authInfo) => this.sharedTransport.dispatch(request, response, authInfo),
+          modern: (raw, response, body) => this.sdkNodeHandler(raw, response, body),
+        },
+        this.tasks,
+      );
     }
     this.sessions = new SessionStore(
       {
@@ -227,6 +237,15 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       serve: ({ body, raw, response }) =>
         body === undefined || body instanceof UnparsedBody ? this.answerUnparsed(raw, response, body?.text ?? '') : NEXT_ROUTE,
     },
+    {
+      name: '2026-07-28 tools/call whose Mcp-Param headers disagree with its arguments (the SDK checks them for its McpServer only)',
+      serve: ({ request, response, body, authInfo }) => {
+        const mismatch = this.paramHeaderMismatch(request, body, authInfo);
+        return mismatch === undefined
+          ? NEXT_ROUTE
+          : writeJsonRpcError(response, 400, HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${mismatch}`, {}, jsonRpcIdOf(body));
+      },
+    },
     { name: 'fast lane', serve: ({ request, response, body, authInfo }) => this.fastLane?.serve(request, response, body, authInfo) ?? NEXT_ROUTE },
     {
       name: '2026-07-28 envelope, or not JSON-RPC at all: the SDK handler',
@@ -272,6 +291,14 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     },
     { name: "anything unusual: the SDK's stateless leg", serve: ({ raw, response, body }) => this.sdkNodeHandler(raw, response, body) },
   ];
+
+  private paramHeaderMismatch(request: FastifyRequest, body: unknown, authInfo: AuthInfo | undefined): string | undefined {
+    if (request.headers['mcp-protocol-version'] !== MODERN_REVISION || jsonRpcKind(body) !== 'request') return undefined;
+    const { method, params } = body as JSONRPCRequest;
+    if (method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+    const tool = this.registry.getTool(params.name, agentFromAuthInfo(authInfo));
+    return tool?.paramHeaders.length ? paramHeaderMismatch(tool.paramHeaders, params.arguments, request.headers) : undefined;
+  }
 
   private async openSession(binding: SessionBinding, raw: NodeRequestWithAuth, response: ServerResponse, body: unknown, jsonResponse: boolean): Promise<void> {
     try {

@@ -35,6 +35,15 @@ export class ArgumentValidator {
       return problems.length ? [...new Set(problems)].join('; ') : undefined;
     };
   }
+
+  /** `compile(schema)(value)` for a schema met once (an elicitation's `requestedSchema`), which ajv then forgets: its cache would keep every one. */
+  checkOnce(schema: JsonSchema, value: Record<string, unknown>): string | undefined {
+    try {
+      return this.compile(schema)(value);
+    } finally {
+      (schema.$schema === DRAFT_2020_12 ? this.ajv2020 : this.ajv).removeSchema(schema);
+    }
+  }
 }
 
 function argumentPath(instancePath: string): string {

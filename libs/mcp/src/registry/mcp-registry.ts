@@ -19,6 +19,7 @@ import { McpExplorer } from '../explorer/mcp-explorer.service.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { describeOrigin } from '../tool-directories/tool-origin.js';
 import { ToolVisibility } from '../visibility/tool-visibility.js';
+import { paramHeadersOf, type ParamHeader } from '../http/sdk-parity/index.js';
 import { inProcessContext } from './in-process-context.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './llm-functions.js';
@@ -26,7 +27,7 @@ import { McpCatalog } from './mcp-catalog.js';
 import { formatCatalog, type CatalogFormat, type ToolCatalog } from './tool-catalog.js';
 import { compileOrSkip, toToolDefinition } from './tool-definition.js';
 import { createToolInvoker, type ToolInvoker } from './tool-invoker.js';
-import { toolErrorResult } from './tool-error-policy.js';
+import { InternalToolError, toolFailure } from './tool-error-policy.js';
 import { errorResult, toCallToolResult } from './tool-result.js';
 
 export interface RegisteredTool {
@@ -35,6 +36,13 @@ export interface RegisteredTool {
   readonly definition: Tool;
   readonly validate: (args: Record<string, unknown>) => string | undefined;
   readonly invoke: ToolInvoker;
+  /** The arguments its schema mirrors into `Mcp-Param-*` headers (2026-07-28); usually none. */
+  readonly paramHeaders: readonly ParamHeader[];
+}
+
+export interface ToolCallOptions {
+  /** `throw`: a failure of the server's own (see `toolFailure`) is thrown as an `InternalToolError` rather than answered. */
+  internalErrors?: 'answer' | 'throw';
 }
 
 export interface InProcessCallOptions {
@@ -90,6 +98,7 @@ export class McpRegistry implements OnModuleInit {
         definition: toToolDefinition(descriptor),
         validate,
         invoke: createToolInvoker(descriptor, this.contextCreator),
+        paramHeaders: paramHeadersOf(descriptor.inputSchema),
       });
     }
     this.listResult = Object.freeze({ tools: [...this.tools.values()].map((tool) => tool.definition) });
@@ -151,10 +160,10 @@ export class McpRegistry implements OnModuleInit {
   }
 
   /** Validates, resolves the caller, runs the tool and maps its result; a failing tool never escapes as an exception. */
-  async callTool(name: string, rawArgs: unknown, sdk: ServerContext): Promise<CallToolResult | InputRequiredResult> {
+  async callTool(name: string, rawArgs: unknown, sdk: ServerContext, options: ToolCallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
     const tool = this.getTool(name, agentFromAuthInfo(sdk.http?.authInfo));
     if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    return this.callRegistered(tool, rawArgs, sdk.http?.authInfo, sdk.sessionId, sdk);
+    return this.callRegistered(tool, rawArgs, sdk.http?.authInfo, sdk.sessionId, sdk, options);
   }
 
   /**
@@ -167,6 +176,7 @@ export class McpRegistry implements OnModuleInit {
     authInfo: AuthInfo | undefined,
     sessionId: string | undefined,
     sdk?: ServerContext,
+    options: ToolCallOptions = {},
   ): Promise<CallToolResult | InputRequiredResult> {
     const name = tool.descriptor.name;
     const caller = callerFromAuthInfo(authInfo);
@@ -174,11 +184,15 @@ export class McpRegistry implements OnModuleInit {
     const missing = missingScopes(caller, tool.descriptor.scopes);
     if (missing.length) return errorResult(insufficientScope(name, missing));
     const started = performance.now();
-    const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk);
-    if (caller && this.observer) {
-      this.observer.toolCalled({ caller, tool: name, success: !('isError' in result && result.isError), durationMs: performance.now() - started });
+    const observe = (success: boolean) => caller && this.observer?.toolCalled({ caller, tool: name, success, durationMs: performance.now() - started });
+    try {
+      const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
+      observe(!('isError' in result && result.isError));
+      return result;
+    } catch (error) {
+      if (error instanceof InternalToolError) observe(false);
+      throw error;
     }
-    return result;
   }
 
   private async run(
@@ -187,7 +201,8 @@ export class McpRegistry implements OnModuleInit {
     caller: UserInfo | undefined,
     sessionId: string | undefined,
     requestId: string | undefined,
-    sdk?: ServerContext,
+    sdk: ServerContext | undefined,
+    options: ToolCallOptions,
   ) {
     const { name } = tool.descriptor;
     const problem = tool.validate(args);
@@ -196,7 +211,9 @@ export class McpRegistry implements OnModuleInit {
       const returned = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
       return toCallToolResult(returned, tool.definition.outputSchema);
     } catch (error) {
-      return toolErrorResult(error, name, requestId ?? randomUUID(), this.logger, args);
+      const failure = toolFailure(error, name, requestId ?? randomUUID(), this.logger, args);
+      if (failure.internal && options.internalErrors === 'throw') throw new InternalToolError(failure.result);
+      return failure.result;
     }
   }
 

@@ -19,20 +19,37 @@ import { errorResult } from './tool-result.js';
  * shortly. Anything else (a database error naming a constraint, a bug)
  * stays inside: the model gets "Internal error" and the request id, the log gets the error as
  * `describeError` puts it (no SQL, parameters or driver message) and its stack frames.
+ * `internal`: the failure is the server's (the last two cases), not one meant for the model.
  */
-export function toolErrorResult(error: unknown, tool: string, requestId: string, logger: Logger, args: Record<string, unknown>): CallToolResult {
+export function toolFailure(error: unknown, tool: string, requestId: string, logger: Logger, args: Record<string, unknown>): ToolFailure {
   const message = error instanceof DomainError || error instanceof HttpException ? error.message : isUnstorableText(error) ? nulRefusal(tool, args) : undefined;
   if (message !== undefined) {
     logger.warn(`Tool ${tool} refused (request id ${requestId}): ${message}`);
-    return errorResult(message);
+    return { result: errorResult(message), internal: false };
   }
   if (isDatabaseUnavailable(error)) {
     // Not the tool's fault nor the model's: said so, for the model (or its user) to try again.
     logger.warn(`Tool ${tool} failed (request id ${requestId}): the database is unavailable (${describeError(error)})`);
-    return errorResult(`${DATABASE_UNAVAILABLE_MESSAGE} (request id ${requestId})`);
+    return { result: errorResult(`${DATABASE_UNAVAILABLE_MESSAGE} (request id ${requestId})`), internal: true };
   }
   logger.error(`Tool ${tool} failed (request id ${requestId}): ${describeError(error)}`, stackFrames(error));
-  return errorResult(`Internal error (request id ${requestId})`);
+  return { result: errorResult(`Internal error (request id ${requestId})`), internal: true };
+}
+
+export interface ToolFailure {
+  result: CallToolResult;
+  internal: boolean;
+}
+
+/**
+ * A tool call that failed for a reason of the server's, thrown instead of answered where the
+ * caller tells the two kinds apart: a task ends `failed` on it (the tasks extension reserves that
+ * status for such failures), where a tool's own error ends it `completed` with `isError`.
+ */
+export class InternalToolError extends Error {
+  constructor(readonly result: CallToolResult) {
+    super((result.content[0] as { text: string }).text);
+  }
 }
 
 function nulRefusal(tool: string, args: Record<string, unknown>): string {

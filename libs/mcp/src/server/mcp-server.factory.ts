@@ -1,10 +1,20 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { isInputRequiredResult, Server, type Implementation, type ServerCapabilities, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  isInputRequiredResult,
+  Server,
+  type CallToolRequest,
+  type CallToolResult,
+  type Implementation,
+  type ServerCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import { agentFromAuthInfo, callerFromAuthInfo } from '../caller.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRequestState } from './mcp-request-state.js';
 import { takeHandedOverResult } from './handed-over-result.js';
+import { McpTasks } from '../tasks/mcp-tasks.service.js';
+import { isCreateTaskResult, TASKS_EXTENSION } from '../tasks/task-wire.js';
 
 /**
  * Builds SDK `Server` instances whose handlers read the registry. Construction only attaches
@@ -16,6 +26,8 @@ export class McpServerFactory {
     private readonly registry: McpRegistry,
     @Inject(MCP_MODULE_OPTIONS) private readonly options: McpModuleOptions,
     @Optional() private readonly requestState?: McpRequestState,
+    // `McpTasksModule`, when the app imports it into this module: without it, task tools run as any tool.
+    @Optional() private readonly tasks?: McpTasks,
   ) {}
 
   get serverInfo(): Implementation {
@@ -33,7 +45,9 @@ export class McpServerFactory {
     const agentOf = (ctx: ServerContext) => agentFromAuthInfo(ctx.http?.authInfo);
     server.setRequestHandler('tools/list', async (_request, ctx) => registry.listTools(agentOf(ctx), callerFromAuthInfo(ctx.http?.authInfo)?.scopes));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const result = takeHandedOverResult(ctx.http?.authInfo) ?? (await registry.callTool(request.params.name, request.params.arguments, ctx));
+      const result = takeHandedOverResult(ctx.http?.authInfo) ?? (await this.callTool(request.params, ctx));
+      // The SDK's types know the 2025 task result (a nested `task`) only; its 2026 codec passes the flat one on.
+      if (isCreateTaskResult(result)) return result as unknown as CallToolResult;
       if (isInputRequiredResult(result)) return result;
       return server.projectCallToolResult(result, registry.getTool(request.params.name)?.definition.outputSchema);
     });
@@ -49,7 +63,15 @@ export class McpServerFactory {
       server.setRequestHandler('prompts/get', async (request, ctx) => catalog.getPrompt(request.params.name, request.params.arguments, ctx));
     }
     if (catalog.hasCompletions) server.setRequestHandler('completion/complete', async (request, ctx) => catalog.complete(request.params, ctx));
+    this.tasks?.register(server);
     return server;
+  }
+
+  /** A task tool's call goes through the tasks extension, which may answer it with a task. */
+  private callTool({ name, arguments: args }: CallToolRequest['params'], ctx: ServerContext) {
+    const support = this.tasks && this.registry.getTool(name, agentFromAuthInfo(ctx.http?.authInfo))?.descriptor.options.task;
+    if (!support) return this.registry.callTool(name, args, ctx);
+    return this.tasks!.call({ name, support }, ctx, (context) => this.registry.callTool(name, args, context, { internalErrors: 'throw' }));
   }
 
   /** Echoed requestState is untrusted: unless the application verifies it itself, only state we signed is accepted. */
@@ -66,6 +88,7 @@ export class McpServerFactory {
       ...(catalog.hasResources ? { resources: { subscribe: true } } : {}),
       ...(catalog.hasPrompts ? { prompts: {} } : {}),
       ...(catalog.hasCompletions ? { completions: {} } : {}),
+      ...(this.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {}),
     };
   }
 }

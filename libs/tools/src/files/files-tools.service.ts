@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { FILE_NOT_FOUND, FilesService, modelMime, type FileForModel } from '@app/files';
-import { Arg, CurrentUser, fail, McpTool, ok, type ToolResult, type UserInfo } from '@app/mcp';
+import { Arg, CurrentUser, fail, McpTool, McpToolContext, ok, ToolContext, type ToolResult, type UserInfo } from '@app/mcp';
 import { NotFoundError } from '@app/common';
 
 /** At most this many files in `list_files`; the model is told when there are more. */
@@ -53,13 +53,16 @@ export class FilesToolsService {
   @McpTool({
     scopes: ['files:read'],
     annotations: { title: 'Read file', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // A file whose text is still being extracted (a long scan's OCR) is read once it is, as a task for clients that support tasks.
+    task: 'optional',
   })
   async readFile(
     @CurrentUser() user: UserInfo,
     @Arg('file_key', { description: 'The file_key of the file, as list_files gives it', schema: { minLength: 1, maxLength: 100 } }) fileKey: string,
+    @ToolContext() context: McpToolContext,
   ): Promise<ToolResult<FileForModel>> {
     try {
-      return ok(await this.files.readForModel(user.userId, fileKey));
+      return ok(await this.files.readForModel(user.userId, fileKey, context.mayBecomeTask ? context.signal : undefined));
     } catch (error) {
       if (error instanceof NotFoundError) return fail(FILE_NOT_FOUND);
       throw error;

@@ -17,5 +17,6 @@ export {
   SSE_HEADERS,
   takesJson,
 } from './headers.js';
+export { paramHeaderMismatch, paramHeadersOf, type ParamHeader } from './mcp-param-headers.js';
 export { servableModern } from './modern-envelope.js';
 export { isPlainObject, isUnchangedBySdk, nonObjectOutputSchema } from './result-shape.js';

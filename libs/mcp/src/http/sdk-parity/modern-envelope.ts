@@ -7,13 +7,18 @@ import { MODERN_REVISION } from './headers.js';
  * classifier finds a well-formed envelope naming this revision that agrees with the
  * `MCP-Protocol-Version` and `Mcp-Method` headers, and the required-header rung it runs next
  * (`validateStandardRequestHeaders`, which the SDK does not export) passes: a `tools/call` names
- * its tool in `Mcp-Name`, verbatim (the SDK would decode a Base64 sentinel and strip blanks).
+ * its tool in `Mcp-Name`, a `tasks/get` its task, verbatim (the SDK would decode a Base64 sentinel and strip blanks).
  */
 export function servableModern(headers: FastifyRequest['headers'], body: JSONRPCRequest): boolean {
   if (!classifiedModern(headers['mcp-method'] as string, body)) return false;
-  if (body.method !== 'tools/call') return true;
-  const name = (body.params as { name: string }).name;
-  return headers['mcp-name'] === name && name === name.trim() && !name.startsWith('=?');
+  const name = namedInMcpName(body);
+  return name === undefined || (headers['mcp-name'] === name && name === name.trim() && !name.startsWith('=?'));
+}
+
+/** What the request's `Mcp-Name` must name: a `tools/call`'s tool, a `tasks/get`'s task (SEP-2663). */
+function namedInMcpName(body: JSONRPCRequest): string | undefined {
+  const params = body.params as { name?: string; taskId?: string };
+  return body.method === 'tools/call' ? params.name : body.method === 'tasks/get' ? params.taskId : undefined;
 }
 
 /**
