@@ -184,15 +184,18 @@ export class McpRegistry implements OnModuleInit {
     const missing = missingScopes(caller, tool.descriptor.scopes);
     if (missing.length) return errorResult(insufficientScope(name, missing));
     const started = performance.now();
-    const observe = (success: boolean) => caller && this.observer?.toolCalled({ caller, tool: name, success, durationMs: performance.now() - started });
+    let result: CallToolResult | InputRequiredResult;
     try {
-      const result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
-      observe(!('isError' in result && result.isError));
-      return result;
+      result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
     } catch (error) {
-      if (error instanceof InternalToolError) observe(false);
+      if (error instanceof InternalToolError && caller)
+        this.observer?.toolCalled({ caller, tool: name, success: false, durationMs: performance.now() - started });
       throw error;
     }
+    if (caller && this.observer) {
+      this.observer.toolCalled({ caller, tool: name, success: !('isError' in result && result.isError), durationMs: performance.now() - started });
+    }
+    return result;
   }
 
   private async run(
