@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { eventually } from './support/files.js';
 import { redisService, TEST_REDIS_URL } from './support/redis.js';
@@ -84,4 +85,25 @@ describeWithPostgresAndRedis('tasks across two instances with Redis', () => {
 describeWithPostgres('tasks across two instances without Redis', () => {
   // The first hears of the answer at its next heartbeat: a third of the 3 s lease.
   sharedTasks(2500)(instancesSharingTasks({}));
+});
+
+describeWithPostgres('a task still running when its instance shuts down', () => {
+  it('ends failed, saying the server shut down, so that no client polls a task nobody runs', async () => {
+    const database = await createTestDatabase(SHARED_DATABASE_SERVER_URL);
+    try {
+      const app = await startApp({ ...ENV, DATABASE_URL: database.url }, { imports: [TaskToolsModule] });
+      const alice = tasksClient(app.url, bearer(await cliToken(app, ENV, '--sub', 'alice')));
+      const { taskId } = (await alice.call('wait_for', { ms: 600_000 })) as { taskId: string };
+      await app.close();
+      const rows = new pg.Client({ connectionString: database.url });
+      await rows.connect();
+      const {
+        rows: [task],
+      } = await rows.query('SELECT status, error FROM mcp_tasks WHERE id = $1', [taskId]);
+      await rows.end();
+      expect(task).toEqual({ status: 'failed', error: { code: -32603, message: 'The server shut down while the task was running; call the tool again' } });
+    } finally {
+      await database.drop();
+    }
+  });
 });
