@@ -4,7 +4,7 @@ import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { DataSource } from 'typeorm';
 import { eventually, uploadFile } from './support/files.js';
 import { TaskToolsModule } from './support/task-tools.module.js';
-import { tasksClient, type TasksClient } from './support/tasks-wire.js';
+import { JsonRpcFailure, tasksClient, tasksRequest, type TasksClient } from './support/tasks-wire.js';
 import { connectClient, ERAS, startApp, type RunningApp } from './support/test-app.js';
 
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' };
@@ -168,6 +168,18 @@ describe('the tasks extension over HTTP', () => {
     await rows.query(`UPDATE files SET extraction_status = 'done', extracted_text = 'the text, at last' WHERE file_key = $1`, [fileKey]);
     const done = await settled(alice, created['taskId'] as string);
     expect(done['result']).toMatchObject({ structuredContent: { filename: 'scan.txt', content: 'the text, at last' } });
+  });
+
+  it.each([
+    ['a number', { taskId: 42 }],
+    ['an empty string', { taskId: '' }],
+    ['missing', {}],
+  ])('refuses a taskId that is %s with -32602 naming it', async (_what, params) => {
+    const error = await tasksRequest(app.url, parties.alice, 'tasks/get', params).then(
+      () => undefined,
+      (thrown: JsonRpcFailure) => thrown,
+    );
+    expect(error).toMatchObject({ code: -32602, message: expect.stringContaining('taskId') });
   });
 
   describe("one caller's task is nobody else's", () => {
