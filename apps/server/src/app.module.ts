@@ -16,6 +16,7 @@ import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
 import { loggingModule } from './logging.js';
+import { MetricsController, MetricsPort } from './metrics.js';
 
 /**
  * What a tool file in a tool directory may inject, besides the globals (configuration, the
@@ -51,6 +52,7 @@ export class AppModule {
           ...(config.PUBLIC_BASE_URL_CONFIGURED ? { publicBaseUrl: config.PUBLIC_BASE_URL } : {}),
           // The auth section's key: the rate limits were its first use.
           redisUrl: config.auth.redisUrl,
+          metricsEnabled: config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== 0,
         }),
         DatabaseModule.forRoot({ ...config.database, dataDir: config.DATA_DIR }),
         TerminusModule,
@@ -74,8 +76,8 @@ export class AppModule {
         ...(extensions.imports ?? []),
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register({ ...config.toolDirectories, imports: toolDirectoryImports })] : []),
       ],
-      controllers: [HealthController, AdminToolsController],
-      providers: [GracefulShutdown],
+      controllers: [HealthController, AdminToolsController, ...(config.METRICS_TOKEN ? [MetricsController] : [])],
+      providers: [GracefulShutdown, MetricsPort],
     };
   }
 }

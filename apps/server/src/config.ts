@@ -70,6 +70,10 @@ export interface AppConfig {
   SHUTDOWN_GRACE_SECONDS: number;
   /** The largest JSON body (REST and `/mcp`) the server reads; file uploads are streamed and have their own limit. */
   BODY_LIMIT_BYTES: number;
+  /** The bearer token `GET /metrics` on the main port asks for; unset, the main port serves no metrics. */
+  METRICS_TOKEN?: string;
+  /** A port of its own serving `GET /metrics` without a token (for a network only Prometheus reaches); 0: none. */
+  METRICS_PORT: number;
   /** `CommonModule.forRoot` options (the signing secret). */
   common: CommonModuleOptions;
   /** `DatabaseModule.forRoot` options but for the data directory (`DATABASE_URL`). */
@@ -132,6 +136,11 @@ const serverConfig = defineConfigSection({
     CORS_ORIGINS: list(),
     SHUTDOWN_GRACE_SECONDS: int(10, { min: 0, max: 600 }),
     BODY_LIMIT_BYTES: int(1_048_576, { min: 1024, max: 1_073_741_824 }),
+    METRICS_TOKEN: optionalStr({ pattern: /^[\x21-\x7e]{32,}$/, expected: 'at least 32 printable characters without spaces', secret: true }),
+    METRICS_PORT: int(0, { min: 0, max: 65535 }),
+  },
+  validate: (values) => {
+    if (values.METRICS_PORT !== 0 && values.METRICS_PORT === values.PORT) throw new ConfigError('METRICS_PORT', `must differ from PORT (${values.PORT})`);
   },
   toOptions: (values) => ({
     PORT: values.PORT,
@@ -145,6 +154,8 @@ const serverConfig = defineConfigSection({
     CORS_ORIGINS: corsOrigins(values.CORS_ORIGINS),
     SHUTDOWN_GRACE_SECONDS: values.SHUTDOWN_GRACE_SECONDS,
     BODY_LIMIT_BYTES: values.BODY_LIMIT_BYTES,
+    ...(values.METRICS_TOKEN ? { METRICS_TOKEN: values.METRICS_TOKEN } : {}),
+    METRICS_PORT: values.METRICS_PORT,
   }),
 });
 

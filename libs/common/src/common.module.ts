@@ -8,6 +8,7 @@ import { createValidationPipe } from './rest/validation.js';
 import { PublicAddress } from './public-address.js';
 import { ScopesSupported } from './scopes-supported.js';
 import { Signer } from './signer.js';
+import { Metrics } from './telemetry/metrics.js';
 import { UserDataContributors } from './user-data/user-data-contributors.js';
 
 export interface CommonModuleOptions {
@@ -21,12 +22,14 @@ export interface CommonModuleOptions {
   publicBaseUrl?: string;
   /** `REDIS_URL`, when it is configured: instances tell each other what they keep in memory through it (see `InstanceBroadcast`). */
   redisUrl?: string;
+  /** Whether the metrics are served (`METRICS_TOKEN` or `METRICS_PORT`): only then are they recorded (see `Metrics`). */
+  metricsEnabled?: boolean;
 }
 
 /**
  * What every lib shares and no lib owns: background writes, the signer, the user-data
  * contributors, the scopes tools require, the server's public address, the broadcast between
- * instances, and the REST conventions (one validation pipe, one exception filter).
+ * instances, the metrics, and the REST conventions (one validation pipe, one exception filter).
  * Global: the app imports it once with `forRoot`.
  */
 @Module({})
@@ -43,10 +46,11 @@ export class CommonModule {
         { provide: Signer, useFactory: () => new Signer(signingSecret(options)) },
         { provide: PublicAddress, useValue: new PublicAddress(options.publicBaseUrl) },
         { provide: InstanceBroadcast, useFactory: () => new InstanceBroadcast(options.redisUrl) },
+        { provide: Metrics, useValue: new Metrics(options.metricsEnabled ?? false) },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],
-      exports: [BackgroundWrites, UserDataContributors, ScopesSupported, Signer, PublicAddress, InstanceBroadcast],
+      exports: [BackgroundWrites, UserDataContributors, ScopesSupported, Signer, PublicAddress, InstanceBroadcast, Metrics],
     };
   }
 }

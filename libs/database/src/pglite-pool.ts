@@ -198,6 +198,8 @@ export class PGlitePool extends EventEmitter {
   private readonly session = new Mutex();
   private readonly timeoutMs: number;
   private readonly lock: DirectoryLock;
+  /** Query runners waiting for the session, as `pg.Pool` counts its own (`waitingCount`). */
+  private waiting = 0;
 
   constructor(options: PGlitePoolOptions) {
     super();
@@ -245,11 +247,26 @@ export class PGlitePool extends EventEmitter {
             callback(new Error('timeout exceeded when trying to connect (the embedded database session is busy)'));
           }, this.timeoutMs)
         : undefined;
+    this.waiting++;
     void this.session.acquire().then((release) => {
+      this.waiting--;
       if (timedOut) return release();
       clearTimeout(timer);
       callback(null, client, release);
     });
+  }
+
+  /** The connection counts `pg.Pool` keeps, for the pool gauges: one session, lent or idle. */
+  get totalCount(): number {
+    return 1;
+  }
+
+  get idleCount(): number {
+    return this.session.isLocked() ? 0 : 1;
+  }
+
+  get waitingCount(): number {
+    return this.waiting;
   }
 
   end(callback?: (error?: Error) => void): void {

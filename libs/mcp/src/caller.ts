@@ -1,17 +1,26 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyRequest } from 'fastify';
 import type { UserInfo } from '@app/common';
+import type { OperationOutcome } from './http/operation-outcome.js';
 
 export type { UserInfo };
 
-/** The resolved caller, its agent and the HTTP request id (for error reports) travel through the SDK inside `AuthInfo.extra`; an anonymous caller may still name an agent. */
-export function toAuthInfo(caller: UserInfo | undefined, context: { agent?: string; requestId?: string } = {}): AuthInfo | undefined {
+/**
+ * The resolved caller, its agent, the HTTP request id (for error reports) and, when metrics are
+ * recorded, the exchange's outcome travel through the SDK inside `AuthInfo.extra`; an anonymous
+ * caller may still name an agent.
+ */
+export function toAuthInfo(
+  caller: UserInfo | undefined,
+  context: { agent?: string; requestId?: string; outcome?: OperationOutcome } = {},
+): AuthInfo | undefined {
   const agent = context.agent ?? caller?.agent;
-  if (!caller && agent === undefined) return undefined;
+  if (!caller && agent === undefined && !context.outcome) return undefined;
   const extra = {
     ...(caller ? { caller: agent === undefined ? caller : { ...caller, agent } } : {}),
     ...(agent === undefined ? {} : { agent }),
     ...(context.requestId ? { requestId: context.requestId } : {}),
+    ...(context.outcome ? { outcome: context.outcome } : {}),
   };
   return { token: '', clientId: caller?.userId ?? '', scopes: [], extra };
 }

@@ -1,8 +1,8 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnApplicationShutdown } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { closeRedis, connectRedis } from '@app/common';
+import { closeRedis, connectRedis, Metrics } from '@app/common';
 import type { McpRateLimit, RateLimitVerdict } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
 import { credentialKey, presentedCredential, type PresentedCredential } from '../credentials.js';
@@ -35,7 +35,10 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   /** Keys (`credentialKey`) of credentials this instance has seen pass verification. */
   private readonly verified = new Set<string>();
 
-  constructor(@Inject(AUTH_OPTIONS) options: AuthModuleOptions) {
+  constructor(
+    @Inject(AUTH_OPTIONS) options: AuthModuleOptions,
+    @Optional() private readonly metrics?: Metrics,
+  ) {
     // No offline queue: while Redis is away a count fails at once and the in-memory limiter takes over.
     if (options.redisUrl)
       this.redis = connectRedis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 }, this.logger, 'counting in memory meanwhile');
@@ -49,19 +52,21 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   /** Counts the request against its budget; synchronous (no hash, no promise) when that budget is unlimited. */
   admit(request: FastifyRequest): RateLimitVerdict | Promise<RateLimitVerdict> {
     const credential = credentialIn(request);
-    if (!credential) return this.anonymous ? this.consume(this.anonymous, request.ip) : ALLOWED;
+    if (!credential) return this.anonymous ? this.consume(this.anonymous, request.ip, 'anonymous') : ALLOWED;
     if (!this.countsCredentials) return ALLOWED;
     const key = credentialKey(credential);
-    return this.verified.has(key) ? this.consume(this.perCredential, key) : this.consume(this.unverified, request.ip);
+    return this.verified.has(key) ? this.consume(this.perCredential, key, 'credential') : this.consume(this.unverified, request.ip, 'unverified');
   }
 
-  private async consume(limiter: RateLimiterAbstract | undefined, key: string): Promise<RateLimitVerdict> {
+  /** `budget` names the limiter in `rate_limit_refusals_total`. */
+  private async consume(limiter: RateLimiterAbstract | undefined, key: string, budget: string): Promise<RateLimitVerdict> {
     if (!limiter) return ALLOWED;
     try {
       await limiter.consume(key);
       return ALLOWED;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      this.metrics?.rateLimitRefusal(budget);
       return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(rejection.msBeforeNext / 1000)) };
     }
   }

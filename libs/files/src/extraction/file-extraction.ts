@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
+import { Metrics } from '@app/common';
 import type { StoredFileEntity } from '../entities/stored-file.entity.js';
 import { FILES_OPTIONS, type FilesModuleOptions } from '../files.options.js';
 import { FILE_STORAGE, type FileStorage } from '../storage/file-storage.js';
@@ -17,8 +18,15 @@ export class FileExtraction {
   constructor(
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
     @Inject(FILES_OPTIONS) options: FilesModuleOptions,
+    metrics: Metrics,
   ) {
     this.extractor = new TextExtractor(options.extraction);
+    metrics.gauge(
+      'files_extractions',
+      'Text extractions of uploaded files: running, and waiting for a slot (FILES_EXTRACT_CONCURRENCY)',
+      () => this.extractor.load(),
+      'state',
+    );
   }
 
   async run(file: Pick<StoredFileEntity, 'objectKey' | 'mime' | 'size'>): Promise<Extraction> {

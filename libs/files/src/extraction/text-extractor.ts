@@ -32,8 +32,12 @@ class Slots {
   private free: number;
   private readonly waiting: (() => void)[] = [];
 
-  constructor(count: number) {
+  constructor(private readonly count: number) {
     this.free = count;
+  }
+
+  get load(): { running: number; waiting: number } {
+    return { running: this.count - this.free, waiting: this.waiting.length };
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
@@ -59,6 +63,11 @@ export class TextExtractor {
 
   constructor(private readonly options: TextExtractorOptions) {
     this.slots = new Slots(options.concurrency);
+  }
+
+  /** Extractions running and waiting for a slot. */
+  load(): { running: number; waiting: number } {
+    return this.slots.load;
   }
 
   /** The answer for a file too large to be read at all, so that a caller need not fetch it first. */

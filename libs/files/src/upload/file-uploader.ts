@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { InvalidInputError, PayloadTooLargeError } from '@app/common';
+import { InvalidInputError, Metrics, PayloadTooLargeError } from '@app/common';
 import { Repository, type EntityManager } from 'typeorm';
 import { StoredFileEntity } from '../entities/stored-file.entity.js';
 import { FileExtraction } from '../extraction/file-extraction.js';
@@ -50,6 +50,7 @@ export class FileUploader {
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
     @Inject(FILES_OPTIONS) private readonly options: FilesModuleOptions,
     private readonly extraction: FileExtraction,
+    private readonly metrics: Metrics,
   ) {}
 
   async upload({ userId, body, filename: rawName, declaredMime, declaredSize }: UploadRequest): Promise<StoredFileEntity> {
@@ -108,6 +109,7 @@ export class FileUploader {
         .catch((cleanup: unknown) => this.logger.error(`Could not remove object ${objectKey} of a refused upload: ${String(cleanup)}`));
       throw error;
     }
+    this.metrics.uploadBytes(file.size);
 
     const { status, text } = await this.extraction.run(file);
     await this.files.update({ id: file.id }, { extractionStatus: status, extractedText: text });

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { JSON_RPC_SERVER_ERROR } from '@app/common';
+import { outcomeOf } from './operation-outcome.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -22,6 +23,7 @@ export function writeJsonRpcError(
   headers: Record<string, string> = {},
   id: JsonRpcId = null,
 ): void {
+  outcomeOf(response.req)?.note(String(code));
   const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id });
   response.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   response.end(body);

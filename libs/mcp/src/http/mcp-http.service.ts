@@ -20,6 +20,7 @@ import {
   describeError,
   InstanceBroadcast,
   isDatabaseUnavailable,
+  Metrics,
   missingScopes,
   Signer,
   stackFrames,
@@ -33,6 +34,7 @@ import { McpTasks } from '../tasks/mcp-tasks.service.js';
 import { withCallContext } from './call-context.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError, type JsonRpcId } from './json-rpc-error.js';
 import { jsonRpcKind } from './json-rpc-shape.js';
+import { outcomeOf } from './operation-outcome.js';
 import { requestedAgent } from './requested-agent.js';
 import { RefusedBody, UnparsedBody } from './mcp-body-parsers.js';
 import { SessionQuotaExceeded, SessionStore, type SessionBinding } from './session-store.js';
@@ -132,6 +134,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
     @Optional() private readonly broadcast?: InstanceBroadcast,
     // `McpTasksModule`, when the app imports it into `McpModule`.
     @Optional() private readonly tasks?: McpTasks,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -164,6 +167,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       },
       create,
     );
+    this.metrics?.gauge('mcp_server_sessions_open', 'Live 2025 MCP sessions this instance holds', () => this.sessions.size);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -199,7 +203,11 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
       const resolving = this.callerResolver?.resolve(request);
       const caller = resolving instanceof Promise ? await resolving : resolving;
       // The credential's agent, when it names one, is not the request's to change.
-      authInfo = toAuthInfo(caller && withCallContext(request, caller), { agent: caller?.agent ?? requestedAgent(request), requestId: request.id });
+      authInfo = toAuthInfo(caller && withCallContext(request, caller), {
+        agent: caller?.agent ?? requestedAgent(request),
+        requestId: request.id,
+        outcome: outcomeOf(request.raw),
+      });
     } catch (error) {
       if (!(error instanceof HttpException)) throw error;
       return this.refuse(request, response, error.getStatus(), error.message, jsonRpcIdOf(request.body));

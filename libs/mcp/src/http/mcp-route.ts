@@ -1,10 +1,12 @@
 import { HttpException, Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, ExternalContextCreator, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_RPC_ROUTE_CONFIG } from '@app/common';
+import { JSON_RPC_ROUTE_CONFIG, Metrics } from '@app/common';
 import { MCP_RATE_LIMIT, type McpRateLimit, type RateLimitVerdict } from '../caller.js';
+import { McpRegistry } from '../registry/mcp-registry.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError } from './json-rpc-error.js';
 import { McpHttpService } from './mcp-http.service.js';
+import { attachOutcome, operationLabels, outcomeOf } from './operation-outcome.js';
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -34,7 +36,9 @@ export class McpRoute implements OnModuleInit {
     private readonly discovery: DiscoveryService,
     private readonly contextCreator: ExternalContextCreator,
     private readonly http: McpHttpService,
+    private readonly registry: McpRegistry,
     @Optional() @Inject(MCP_RATE_LIMIT) private readonly rateLimit?: McpRateLimit,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   onModuleInit(): void {
@@ -42,8 +46,26 @@ export class McpRoute implements OnModuleInit {
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
     const handler = hasGlobalEnhancers(this.discovery) ? this.enhanced() : (request: FastifyRequest, reply: FastifyReply) => this.serve(request, reply);
-    for (const path of MCP_ROUTE_PATHS) fastify.all(path, { config: JSON_RPC_ROUTE_CONFIG }, handler);
+    const measured = this.metrics?.enabled ? { onRequest: this.startOperation, onResponse: this.recordOperation } : {};
+    for (const path of MCP_ROUTE_PATHS) fastify.all(path, { config: JSON_RPC_ROUTE_CONFIG, ...measured }, handler);
   }
+
+  private readonly startOperation = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
+    attachOutcome(request.raw);
+    done();
+  };
+
+  /** `mcp_server_operation_duration_seconds` for each POST, once its answer has gone (a stream's, when the stream ends). */
+  private readonly recordOperation = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.method === 'POST') {
+      const version = request.headers['mcp-protocol-version'];
+      const labels = operationLabels(request.body, typeof version === 'string' ? version : undefined, reply.statusCode, outcomeOf(request.raw), (name) =>
+        this.registry.hasTool(name),
+      );
+      this.metrics!.mcpOperation(labels.method, labels.tool, labels.errorType, labels.protocolVersion, reply.elapsedTime / 1000);
+    }
+    done();
+  };
 
   serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const verdict = this.rateLimit?.admit(request);

@@ -11,7 +11,7 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import { AUTHENTICATION_REQUIRED, missingScopes, ScopesSupported } from '@app/common';
+import { AUTHENTICATION_REQUIRED, Metrics, missingScopes, ScopesSupported } from '@app/common';
 import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
@@ -20,6 +20,7 @@ import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { describeOrigin } from '../tool-directories/tool-origin.js';
 import { ToolVisibility } from '../visibility/tool-visibility.js';
 import { paramHeadersOf, type ParamHeader } from '../http/sdk-parity/index.js';
+import { outcomeFromAuthInfo } from '../http/operation-outcome.js';
 import { inProcessContext } from './in-process-context.js';
 import { ArgumentValidator } from './argument-validator.js';
 import { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './llm-functions.js';
@@ -76,6 +77,7 @@ export class McpRegistry implements OnModuleInit {
     @Optional() @Inject(MCP_MODULE_OPTIONS) options?: Pick<McpModuleOptions, 'agentTools'>,
     // The app's (`CommonModule`), for the protected-resource metadata; a test module of this lib may go without.
     @Optional() private readonly scopesSupported?: ScopesSupported,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.visibility = new ToolVisibility(options?.agentTools);
     this.catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] }, this.visibility);
@@ -153,6 +155,11 @@ export class McpRegistry implements OnModuleInit {
     return list;
   }
 
+  /** Whether a tool of this name is registered, whoever may see it (a metric's label stays within these names). */
+  hasTool(name: string): boolean {
+    return this.tools.has(name);
+  }
+
   /** A tool the agent may see; a hidden one is as unknown as one that does not exist. */
   getTool(name: string, agent?: string): RegisteredTool | undefined {
     const tool = this.tools.get(name);
@@ -162,7 +169,10 @@ export class McpRegistry implements OnModuleInit {
   /** Validates, resolves the caller, runs the tool and maps its result; a failing tool never escapes as an exception. */
   async callTool(name: string, rawArgs: unknown, sdk: ServerContext, options: ToolCallOptions = {}): Promise<CallToolResult | InputRequiredResult> {
     const tool = this.getTool(name, agentFromAuthInfo(sdk.http?.authInfo));
-    if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    if (!tool) {
+      outcomeFromAuthInfo(sdk.http?.authInfo)?.note(String(ProtocolErrorCode.InvalidParams));
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
     return this.callRegistered(tool, rawArgs, sdk.http?.authInfo, sdk.sessionId, sdk, options);
   }
 
@@ -188,13 +198,17 @@ export class McpRegistry implements OnModuleInit {
     try {
       result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
     } catch (error) {
-      if (error instanceof InternalToolError && caller)
-        this.observer?.toolCalled({ caller, tool: name, success: false, durationMs: performance.now() - started });
+      if (error instanceof InternalToolError) {
+        this.metrics?.toolCall(name, 'internal_error');
+        outcomeFromAuthInfo(authInfo)?.note(String(ProtocolErrorCode.InternalError));
+        if (caller) this.observer?.toolCalled({ caller, tool: name, success: false, durationMs: performance.now() - started });
+      }
       throw error;
     }
-    if (caller && this.observer) {
-      this.observer.toolCalled({ caller, tool: name, success: !('isError' in result && result.isError), durationMs: performance.now() - started });
-    }
+    const success = !('isError' in result && result.isError);
+    this.metrics?.toolCall(name, success ? 'ok' : 'tool_error');
+    if (!success) outcomeFromAuthInfo(authInfo)?.note('tool_error');
+    if (caller && this.observer) this.observer.toolCalled({ caller, tool: name, success, durationMs: performance.now() - started });
     return result;
   }
 

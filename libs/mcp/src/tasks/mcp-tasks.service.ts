@@ -9,7 +9,7 @@ import {
   type Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { describeError, HOURLY_AFTER_START, InstanceBroadcast, PeriodicJob } from '@app/common';
+import { describeError, HOURLY_AFTER_START, InstanceBroadcast, Metrics, PeriodicJob } from '@app/common';
 import { callerKey } from '../caller.js';
 import { ArgumentValidator } from '../registry/argument-validator.js';
 import { InternalToolError } from '../registry/tool-error-policy.js';
@@ -81,7 +81,9 @@ export class McpTasks implements TaskRunHost, OnApplicationBootstrap, OnApplicat
     @Inject(MCP_TASKS_OPTIONS) private readonly options: McpTasksOptions,
     // The app's (`CommonModule`); without it, other instances learn of a cancellation or an answer at their next heartbeat.
     @Optional() private readonly broadcast?: InstanceBroadcast,
+    @Optional() metrics?: Metrics,
   ) {
+    metrics?.gauge('mcp_tasks_open', 'MCP tasks this instance is running, waiting for input among them', () => this.running.size);
     this.purge = new PeriodicJob(
       HOURLY_AFTER_START,
       () => this.purgeExpired(),
