@@ -53,6 +53,7 @@ export class AppModule {
           // The auth section's key: the rate limits were its first use.
           redisUrl: config.auth.redisUrl,
           metricsEnabled: config.METRICS_TOKEN !== undefined || config.METRICS_PORT !== 0,
+          tracing: { enabled: config.TRACING, serviceName: 'mirobody' },
         }),
         DatabaseModule.forRoot({ ...config.database, dataDir: config.DATA_DIR }),
         TerminusModule,

@@ -7,6 +7,7 @@ import { authConfig, type AuthModuleOptions } from '@app/auth';
 import {
   bool,
   commonConfig,
+  tracingRequested,
   ConfigError,
   defineConfigSection,
   int,
@@ -74,6 +75,8 @@ export interface AppConfig {
   METRICS_TOKEN?: string;
   /** A port of its own serving `GET /metrics` without a token (for a network only Prometheus reaches); 0: none. */
   METRICS_PORT: number;
+  /** Whether the environment names an OTLP endpoint (`OTEL_EXPORTER_OTLP_ENDPOINT`): then requests are traced. */
+  TRACING: boolean;
   /** `CommonModule.forRoot` options (the signing secret). */
   common: CommonModuleOptions;
   /** `DatabaseModule.forRoot` options but for the data directory (`DATABASE_URL`). */
@@ -287,6 +290,8 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
   return {
     version: packageVersion(),
     ...server,
+    // The OpenTelemetry SDK reads its OTEL_* variables from the environment itself; they are no config keys.
+    TRACING: tracingRequested(environment),
     common: commonConfig.load(env),
     database: databaseConfig.load(env),
     mcp: mcpConfig.load(env),

@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger, PinoLogger } from 'nestjs-pino';
-import { Metrics } from '@app/common';
+import { Metrics, Tracing } from '@app/common';
 import { registerFileUploads } from '@app/files';
 import { registerMcpBodyParsers } from '@app/mcp';
 import { registerOAuthFormBodies } from '@app/oauth';
@@ -12,6 +12,7 @@ import { registerCors } from './cors.js';
 import { registerLingeringClose } from './lingering-close.js';
 import { withQuietStartup } from './log-format.js';
 import { loadPackagedToolTypes } from './packaged-tool-types.js';
+import { recordHttpSpans } from './http-spans.js';
 import { recordHttpMetrics } from './metrics.js';
 import { answerRefusedTarget, echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
@@ -42,9 +43,10 @@ export async function createApp(config: AppConfig, options: AppExtensions & { lo
   });
   serveOpenApi(app, config.version);
   recordHttpMetrics(adapter.getInstance(), app.get(Metrics));
+  const traceIdOf = recordHttpSpans(adapter.getInstance(), app.get(Tracing));
   if (!silent) {
     app.useLogger(withQuietStartup(app.get(Logger)));
-    logRequests(adapter.getInstance(), await app.resolve(PinoLogger), { requestContext: config.LOG_REQUEST_CONTEXT });
+    logRequests(adapter.getInstance(), await app.resolve(PinoLogger), { requestContext: config.LOG_REQUEST_CONTEXT, traceIdOf });
   }
   return app;
 }

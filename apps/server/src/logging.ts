@@ -5,6 +5,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { LoggerModule, PinoLogger } from 'nestjs-pino';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { LogFormat, LogLevel } from './config.js';
+import type { TraceIdOf } from './http-spans.js';
 import { logDestination } from './log-format.js';
 
 /** A caller's own request id is kept when it looks like one, so logs join up across services. */
@@ -84,14 +85,18 @@ export const serializers = {
  * nestjs-pino's logging context, so Nest `Logger` lines written while serving the request carry
  * its id (`LOG_REQUEST_CONTEXT`; without it, tool errors and failed MCP requests still name the id).
  */
-export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requestContext }: { requestContext: boolean }): void {
+export function logRequests(
+  fastify: FastifyInstance,
+  logger: PinoLogger,
+  { requestContext, traceIdOf }: { requestContext: boolean; traceIdOf?: TraceIdOf },
+): void {
   if (requestContext) {
     // Entered after the body is parsed: the body's stream events would run outside an earlier context.
     fastify.addHook('preValidation', (request, _reply, done) => logger.runInContext(done, { bindings: { reqId: request.id } }));
   }
-  const completed = completedRequestLine(PinoLogger.root);
+  const completed = completedRequestLine(PinoLogger.root, traceIdOf);
   fastify.addHook('onResponse', (request, reply, done) => {
-    if (reply.statusCode >= 500) PinoLogger.root.error(requestLineFields(request, reply), 'request failed');
+    if (reply.statusCode >= 500) PinoLogger.root.error({ ...requestLineFields(request, reply), ...traceFields(request, traceIdOf) }, 'request failed');
     else completed(request, reply);
     done();
   });
@@ -102,6 +107,11 @@ export function logRequests(fastify: FastifyInstance, logger: PinoLogger, { requ
     done();
   });
 }
+
+const traceFields = (request: FastifyRequest, traceIdOf: TraceIdOf | undefined) => {
+  const traceId = traceIdOf?.(request);
+  return traceId ? { traceId } : {};
+};
 
 const roundedElapsed = (reply: FastifyReply) => Math.round(reply.elapsedTime * 100) / 100;
 
@@ -147,7 +157,7 @@ interface PinoLineParts {
  * a `JSON.stringify` per key) cost a `tools/call echo` about 28k of its ~210k instructions; the
  * template about half of that (issue 13). A test holds the two lines equal.
  */
-export function completedRequestLine(logger: Logger): (request: FastifyRequest, reply: FastifyReply) => void {
+export function completedRequestLine(logger: Logger, traceIdOf?: TraceIdOf): (request: FastifyRequest, reply: FastifyReply) => void {
   const parts = logger as unknown as PinoLineParts;
   const level = logger.levels.values.info;
   const head = parts[pino.symbols.lsCacheSym][level];
@@ -166,7 +176,8 @@ export function completedRequestLine(logger: Logger): (request: FastifyRequest, 
       lastRoute = route;
     }
     const id = JSON.stringify(request.id);
-    const fields = `,"reqId":${id},"req":{"id":${id},"method":${JSON.stringify(request.method)},"url":${lastUrlJson}},"res":{"statusCode":${reply.statusCode}},"responseTime":${roundedElapsed(reply)}`;
+    const traceId = traceIdOf?.(request);
+    const fields = `,"reqId":${id},"req":{"id":${id},"method":${JSON.stringify(request.method)},"url":${lastUrlJson}},"res":{"statusCode":${reply.statusCode}},"responseTime":${roundedElapsed(reply)}${traceId ? `,"traceId":"${traceId}"` : ''}`;
     parts[pino.symbols.streamSym].write(head + parts[pino.symbols.timeSym]() + parts[pino.symbols.chindingsSym] + fields + message);
   };
 }

@@ -9,6 +9,7 @@ import { PublicAddress } from './public-address.js';
 import { ScopesSupported } from './scopes-supported.js';
 import { Signer } from './signer.js';
 import { Metrics } from './telemetry/metrics.js';
+import { Tracing, type TracingSettings } from './telemetry/tracing.js';
 import { UserDataContributors } from './user-data/user-data-contributors.js';
 
 export interface CommonModuleOptions {
@@ -24,12 +25,14 @@ export interface CommonModuleOptions {
   redisUrl?: string;
   /** Whether the metrics are served (`METRICS_TOKEN` or `METRICS_PORT`): only then are they recorded (see `Metrics`). */
   metricsEnabled?: boolean;
+  /** Whether spans are made and exported (an OTLP endpoint in the environment), see `Tracing`. */
+  tracing?: TracingSettings;
 }
 
 /**
  * What every lib shares and no lib owns: background writes, the signer, the user-data
  * contributors, the scopes tools require, the server's public address, the broadcast between
- * instances, the metrics, and the REST conventions (one validation pipe, one exception filter).
+ * instances, the metrics and traces, and the REST conventions (one validation pipe, one exception filter).
  * Global: the app imports it once with `forRoot`.
  */
 @Module({})
@@ -47,10 +50,11 @@ export class CommonModule {
         { provide: PublicAddress, useValue: new PublicAddress(options.publicBaseUrl) },
         { provide: InstanceBroadcast, useFactory: () => new InstanceBroadcast(options.redisUrl) },
         { provide: Metrics, useValue: new Metrics(options.metricsEnabled ?? false) },
+        { provide: Tracing, useFactory: () => Tracing.start(options.tracing ?? { enabled: false, serviceName: '' }) },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: ErrorFilter },
       ],
-      exports: [BackgroundWrites, UserDataContributors, ScopesSupported, Signer, PublicAddress, InstanceBroadcast, Metrics],
+      exports: [BackgroundWrites, UserDataContributors, ScopesSupported, Signer, PublicAddress, InstanceBroadcast, Metrics, Tracing],
     };
   }
 }

@@ -7,7 +7,7 @@ import type { DatabaseSettings } from './database.config.js';
 import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vector.js';
 import { collectMigrations, DatabaseFeature, type DatabaseFeatureOptions, type MigrationClass } from './database-feature.js';
 import { pgliteDriver } from './pglite-pool.js';
-import { DatabaseMetrics } from './database-metrics.js';
+import { DatabaseTelemetry } from './database-telemetry.js';
 
 /** Without `url`, an embedded PostgreSQL (PGlite) keeps its files in `${dataDir}/pg`. */
 export interface DatabaseModuleOptions extends DatabaseSettings {
@@ -93,7 +93,7 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseMetrics],
+      providers: [DatabaseTelemetry],
     };
   }
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
-import { optionsFromConfig } from '@app/common';
+import { optionsFromConfig, Tracing } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
 import { FileExtraction } from './extraction/file-extraction.js';
@@ -16,9 +16,15 @@ import { CreateFiles1796094447000 } from './migrations/1796094447000-create-file
 import { FILE_STORAGE, type FileStorage } from './storage/file-storage.js';
 import { FileUrlSigner } from './storage/file-url-signer.js';
 import { LocalDiskStorage } from './storage/local-disk.storage.js';
+import { TracedFileStorage } from './storage/traced.storage.js';
 import { FileUploader } from './upload/file-uploader.js';
 
-async function createStorage(options: FilesModuleOptions, signer: FileUrlSigner): Promise<FileStorage> {
+async function createStorage(options: FilesModuleOptions, signer: FileUrlSigner, tracing: Tracing): Promise<FileStorage> {
+  const storage = await configuredStorage(options, signer);
+  return tracing.enabled ? new TracedFileStorage(storage, tracing) : storage;
+}
+
+async function configuredStorage(options: FilesModuleOptions, signer: FileUrlSigner): Promise<FileStorage> {
   if (options.storage.kind === 's3') {
     // Loaded only for S3: the AWS SDK's modules kept 3 to 10 MB more resident in a server idle on local disk.
     const { S3Storage } = await import('./storage/s3.storage.js');
@@ -42,7 +48,7 @@ async function createStorage(options: FilesModuleOptions, signer: FileUrlSigner)
   providers: [
     optionsFromConfig(FILES_OPTIONS, FILES_CONFIG_SECTION),
     FileUrlSigner,
-    { provide: FILE_STORAGE, inject: [FILES_OPTIONS, FileUrlSigner], useFactory: createStorage },
+    { provide: FILE_STORAGE, inject: [FILES_OPTIONS, FileUrlSigner, Tracing], useFactory: createStorage },
     FileExtraction,
     FilesHousekeeping,
     FileUploader,

@@ -1,12 +1,12 @@
 import { HttpException, Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR, DiscoveryService, ExternalContextCreator, HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { JSON_RPC_ROUTE_CONFIG, Metrics } from '@app/common';
+import { JSON_RPC_ROUTE_CONFIG, Metrics, Tracing } from '@app/common';
 import { MCP_RATE_LIMIT, type McpRateLimit, type RateLimitVerdict } from '../caller.js';
 import { McpRegistry } from '../registry/mcp-registry.js';
 import { jsonRpcIdOf, SERVER_ERROR, writeJsonRpcError } from './json-rpc-error.js';
 import { McpHttpService } from './mcp-http.service.js';
-import { attachOutcome, operationLabels, outcomeOf } from './operation-outcome.js';
+import { OperationObserver } from './operation-observer.js';
 
 type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
@@ -39,33 +39,19 @@ export class McpRoute implements OnModuleInit {
     private readonly registry: McpRegistry,
     @Optional() @Inject(MCP_RATE_LIMIT) private readonly rateLimit?: McpRateLimit,
     @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly tracing?: Tracing,
   ) {}
 
   onModuleInit(): void {
     // An application context without an HTTP server (a script, a test of the registry) serves nothing.
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     if (!fastify) return;
-    const handler = hasGlobalEnhancers(this.discovery) ? this.enhanced() : (request: FastifyRequest, reply: FastifyReply) => this.serve(request, reply);
-    const measured = this.metrics?.enabled ? { onRequest: this.startOperation, onResponse: this.recordOperation } : {};
-    for (const path of MCP_ROUTE_PATHS) fastify.all(path, { config: JSON_RPC_ROUTE_CONFIG, ...measured }, handler);
+    const serve = hasGlobalEnhancers(this.discovery) ? this.enhanced() : (request: FastifyRequest, reply: FastifyReply) => this.serve(request, reply);
+    const observer = new OperationObserver((name) => this.registry.hasTool(name), this.metrics, this.tracing);
+    const handler = observer.active ? (request: FastifyRequest, reply: FastifyReply) => observer.traced(request, () => serve(request, reply)) : serve;
+    const hooks = observer.active ? { onRequest: observer.onRequest, onResponse: observer.onResponse } : {};
+    for (const path of MCP_ROUTE_PATHS) fastify.all(path, { config: JSON_RPC_ROUTE_CONFIG, ...hooks }, handler);
   }
-
-  private readonly startOperation = (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
-    attachOutcome(request.raw);
-    done();
-  };
-
-  /** `mcp_server_operation_duration_seconds` for each POST, once its answer has gone (a stream's, when the stream ends). */
-  private readonly recordOperation = (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    if (request.method === 'POST') {
-      const version = request.headers['mcp-protocol-version'];
-      const labels = operationLabels(request.body, typeof version === 'string' ? version : undefined, reply.statusCode, outcomeOf(request.raw), (name) =>
-        this.registry.hasTool(name),
-      );
-      this.metrics!.mcpOperation(labels.method, labels.tool, labels.errorType, labels.protocolVersion, reply.elapsedTime / 1000);
-    }
-    done();
-  };
 
   serve(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const verdict = this.rateLimit?.admit(request);

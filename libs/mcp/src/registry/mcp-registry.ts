@@ -11,7 +11,8 @@ import {
   type Tool,
 } from '@modelcontextprotocol/server';
 import { randomUUID } from 'node:crypto';
-import { AUTHENTICATION_REQUIRED, Metrics, missingScopes, ScopesSupported } from '@app/common';
+import { AUTHENTICATION_REQUIRED, describeError, Metrics, missingScopes, ScopesSupported, Tracing } from '@app/common';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
@@ -78,6 +79,7 @@ export class McpRegistry implements OnModuleInit {
     // The app's (`CommonModule`), for the protected-resource metadata; a test module of this lib may go without.
     @Optional() private readonly scopesSupported?: ScopesSupported,
     @Optional() private readonly metrics?: Metrics,
+    @Optional() private readonly tracing?: Tracing,
   ) {
     this.visibility = new ToolVisibility(options?.agentTools);
     this.catalog = new McpCatalog({ tools: [], resources: [], resourceTemplates: [], prompts: [], completions: [] }, this.visibility);
@@ -193,10 +195,36 @@ export class McpRegistry implements OnModuleInit {
     if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
     const missing = missingScopes(caller, tool.descriptor.scopes);
     if (missing.length) return errorResult(insufficientScope(name, missing));
+    const run = () => this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
+    if (!this.tracing?.enabled) return this.observed(name, caller, authInfo, run);
+    // `execute_tool {name}`, under the MCP request's span: the database and storage calls of the tool go under it.
+    const attributes = { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': name };
+    return this.tracing.tracer.startActiveSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+      try {
+        const result = await this.observed(name, caller, authInfo, run);
+        if ('isError' in result && result.isError) span.setAttribute('error.type', 'tool_error');
+        return result;
+      } catch (error) {
+        span.setAttribute('error.type', error instanceof Error ? error.constructor.name : 'Error');
+        span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(error) });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  /** Runs the call, then tells the access log, the metrics and the exchange's outcome how it ended. */
+  private async observed(
+    name: string,
+    caller: UserInfo | undefined,
+    authInfo: AuthInfo | undefined,
+    run: () => Promise<CallToolResult | InputRequiredResult>,
+  ): Promise<CallToolResult | InputRequiredResult> {
     const started = performance.now();
     let result: CallToolResult | InputRequiredResult;
     try {
-      result = await this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
+      result = await run();
     } catch (error) {
       if (error instanceof InternalToolError) {
         this.metrics?.toolCall(name, 'internal_error');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { operationOf } from './database-metrics.js';
+import { operationOf } from './database-telemetry.js';
 
 describe('operationOf', () => {
   it.each([
