@@ -28,13 +28,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import pg from 'pg';
+import { freePort, memoryOf } from './processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -124,18 +124,6 @@ const checkList = (count) => (text) => {
 
 // ---------------------------------------------------------------------------------------------
 // Servers under test, each in its own process.
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const children = new Set();
 
@@ -227,17 +215,6 @@ async function stopServer(server) {
 
 // ---------------------------------------------------------------------------------------------
 // Load.
-
-/** Resident memory of a process now and at its peak so far, in MB, from /proc; undefined elsewhere. */
-function memoryOf(pid) {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const megabytes = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)[1]) / 1024;
-    return { rss: megabytes('VmRSS'), peak: megabytes('VmHWM') };
-  } catch {
-    return undefined;
-  }
-}
 
 /** CPU seconds (user + system) a process has used so far, from /proc; undefined elsewhere. */
 function cpuSeconds(pid) {

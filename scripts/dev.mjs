@@ -7,7 +7,7 @@
 // `nest start server --watch` cannot do this here: the monorepo compiles from `sourceRoot: "."`,
 // and @swc/cli skips a watched path that starts with a dot, so no edit was ever recompiled.
 import { spawn } from 'node:child_process';
-import { watch } from 'node:fs';
+import { cpSync, readdirSync, watch } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { serverEntry } from './server-entry.mjs';
 import { generateToolTypes } from './tool-types.mjs';
@@ -45,6 +45,9 @@ compiler.stdout.on('data', (chunk) => {
   // Only the first full compilation is worth a line; per-file recompilations show as the server restarting.
   if (!server) process.stderr.write(text);
   if (!server && text.includes('Watching for file changes')) {
+    // Worker files load as they are, as nest-cli.json's assets copy them for `npm run build`.
+    for (const path of readdirSync(join(root, 'libs'), { recursive: true }).filter((file) => file.endsWith('.worker.mjs')))
+      cpSync(join(root, 'libs', path), join(root, 'dist', 'libs', path));
     // Every change of a source writes metadata.ts again, and its compiled form is the last file a
     // change produces: restarting on it alone runs each edit once, with its own tool types.
     server = spawn(process.execPath, ['--watch-path', join(root, 'dist/metadata.js'), '--enable-source-maps', entry], { cwd: process.cwd(), stdio: 'inherit' });

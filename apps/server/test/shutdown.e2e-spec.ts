@@ -104,6 +104,45 @@ describe('closing the app', () => {
       agent.destroy();
     }
   });
+
+  it('never resets a connection under a keep-alive client sending during the drain: each request is answered or refused before it is sent', async () => {
+    const running = await startApp({ SHUTDOWN_GRACE_SECONDS: '600', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' }, { imports: [SlowToolsModule] });
+    const agent = new Agent({ keepAlive: true, maxSockets: 20 });
+    const outcomes = new Map<string, number>();
+    let closed = false;
+    const post = (body: string) =>
+      new Promise<string>((resolve) => {
+        const sent = httpRequest(running.url, { method: 'POST', agent, headers: JSON_HEADERS }, (response) => {
+          response.resume().on('end', () => resolve(`${response.statusCode} ${response.headers.connection}`));
+        });
+        sent.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message)).end(body);
+      });
+    const client = async () => {
+      while (!closed) {
+        const outcome = await post(sleepFor(5));
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+        if (outcome === 'ECONNREFUSED') return;
+      }
+    };
+    try {
+      const clients = Array.from({ length: 20 }, client);
+      await new Promise((done) => setTimeout(done, 300));
+      // A slow call keeps the drain open while the clients go on sending.
+      const slow = post(sleepFor(700));
+      await new Promise((done) => setTimeout(done, 50));
+      await running.close();
+      closed = true;
+      await Promise.all(clients);
+      expect(await slow).toBe('200 close');
+      const seen = [...outcomes.keys()];
+      expect(seen.filter((outcome) => !['200 keep-alive', '200 close', '503 close', 'ECONNREFUSED'].includes(outcome))).toEqual([]);
+      // Every client's connection was told to close, and its next connection was refused before a byte was sent.
+      expect(outcomes.get('ECONNREFUSED')).toBe(20);
+    } finally {
+      closed = true;
+      agent.destroy();
+    }
+  });
 });
 
 /** Rows of the access log for `tool`, read after the app closed its database. */

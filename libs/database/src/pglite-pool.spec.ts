@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vector.js';
 import { pgliteDriver } from './pglite-pool.js';
@@ -111,6 +112,37 @@ describe('the embedded database behind TypeORM', () => {
     await second.release();
     const texts = (await db.query(`SELECT text FROM note WHERE text IN ('rolled back', 'kept')`)).map((row: { text: string }) => row.text);
     expect(texts).toEqual(['kept']);
+  });
+
+  it("runs queries off the event loop: a slow one does not stall the process's other work", async () => {
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 20);
+    const started = performance.now();
+    // A query that keeps the database busy for about a second, as a heavy search on a large table would.
+    await db.query(`SELECT count(*) FROM generate_series(1, 3000000) AS n WHERE md5(n::text) LIKE '0%'`);
+    const elapsed = performance.now() - started;
+    clearInterval(ticker);
+    delay.disable();
+    expect(elapsed).toBeGreaterThan(300);
+    // The timer kept firing while the query ran (on the event loop it would have fired once, after).
+    expect(ticks).toBeGreaterThan(elapsed / 20 / 3);
+    expect(delay.max / 1e6).toBeLessThan(200);
+  });
+
+  it('reports a failed query with the fields pg gives (code, detail) and goes on serving', async () => {
+    await db.query(`INSERT INTO note (text) VALUES ('unique probe')`);
+    await db.query('CREATE UNIQUE INDEX note_text_probe ON note (text) WHERE text = $$unique probe$$');
+    const failure = await db.query(`INSERT INTO note (text) VALUES ('unique probe')`).then(
+      () => undefined,
+      (error: { driverError?: { code?: string; detail?: string; message?: string } }) => error.driverError,
+    );
+    expect(failure).toMatchObject({ code: '23505', detail: expect.stringContaining('unique probe') });
+    expect(failure?.message).toContain('note_text_probe');
+    await db.query('DROP INDEX note_text_probe');
+    await db.query(`DELETE FROM note WHERE text = 'unique probe'`);
+    expect(await db.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 
   it(

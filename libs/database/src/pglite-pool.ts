@@ -4,10 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
-import { Mutex, PGlite, types, type Results } from '@electric-sql/pglite';
-import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
-import { vector } from '@electric-sql/pglite/vector';
+import { Worker } from 'node:worker_threads';
 import { lockDirectory, type DirectoryLock } from './directory-lock.js';
 
 /**
@@ -74,79 +71,116 @@ interface PgLikeResult {
   command: string;
 }
 
-/**
- * TypeORM hands 1/0 (and sometimes "true"/"false") for boolean parameters, which `pg` lets
- * the server cast but PGlite's own boolean serializer rejects.
- */
-function serializeBoolean(value: unknown): string {
-  if (value === true || value === 'true' || value === 1) return 't';
-  if (value === false || value === 'false' || value === 0) return 'f';
-  throw new Error(`Invalid input for boolean type: ${String(value)}`);
+/** A failure as the worker reports it: the error's message and its fields (PostgreSQL's `code`, `detail`, ...). */
+interface ReportedFailure {
+  name?: string;
+  message: string;
+  [field: string]: unknown;
 }
 
-/** `pg`'s conversion of a parameter to the text it sends (its package exports `lib/*`, without types). */
-const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue(value: unknown): unknown };
+type WorkerMessage =
+  | { ready: true }
+  | { ready: false; error: ReportedFailure }
+  | { id: number; result: { rows: unknown[]; rowCount: number } }
+  | { id: number; error: ReportedFailure }
+  | { closed: true; error?: ReportedFailure };
 
-/**
- * Dates as `pg` sends them to PostgreSQL. PGlite's own serializer writes `toISOString()`, which
- * PostgreSQL refuses for the year 0 (`0000-01-01T...`; it counts that year as 1 BC) and after 9999
- * (`+010000-01-01T...`), so a query that `pg` runs on PostgreSQL failed on the embedded database:
- * a FHIR search for `date=9999-12-31` (which ends at 10000-01-01) answered 500.
- */
-function serializeDate(value: unknown): string {
-  if (typeof value === 'string') return value;
-  if (value instanceof Date || typeof value === 'number') return prepareValue(new Date(value)) as string;
-  throw new Error(`Invalid input for date type: ${String(value)}`);
+const WORKER_URL = new URL('./pglite.worker.mjs', import.meta.url);
+
+/** The error a reported failure stands for, with its fields, as the `pg` driver's errors carry them. */
+function toError(failure: ReportedFailure): Error {
+  const { message, name, ...fields } = failure;
+  return Object.assign(new Error(message), fields, name && name !== 'Error' ? { name } : {});
 }
 
-type Parser = (text: string, typeId?: number) => unknown;
-
 /**
- * PGlite copies its instance's parsers into a new object for every result it parses
- * (`{ ...parsers }`), and after start-up they hold one per array type of the database, some 300
- * entries keyed by sparse type ids that V8 can only copy one by one: about 70 µs per query, a
- * third of an indexed one-row SELECT on the embedded database (measured with PGlite 0.4.6). So the
- * instance keeps only the parsers that override PGlite's defaults (its fallback for any type id);
- * array types are parsed here instead, as PGlite parses them (each element by the instance's
- * parser of its type), from the text PGlite then returns for those columns. Values come out as before.
+ * The embedded database in a worker thread (`pglite.worker.mjs`): PGlite runs its queries on the
+ * thread that holds it, so here a slow query delays only the queries queued behind it, while the
+ * event loop goes on serving every other request. One message out and one back per query; the
+ * values cross by structured clone (rows of strings, numbers, dates, byte arrays, JSON values).
  */
-async function deferArrayParsers(db: PGlite): Promise<Map<number, Parser>> {
-  const all = db.parsers;
-  // The array types PGlite's start-up gave parsers to, found as it finds them.
-  const { rows } = await db.query<{ element: number; array: number }>(
-    `SELECT b.oid AS element, b.typarray AS array FROM pg_catalog.pg_type a
-     JOIN pg_catalog.pg_type b ON b.oid = a.typelem
-     WHERE a.typcategory = 'A' GROUP BY b.oid, b.typarray`,
-  );
-  // An element type without a parser of its own (uuid) stays text, as in PGlite.
-  const deferred = new Map<number, Parser>(rows.map(({ element, array }) => [array, (text: string) => types.arrayParser(text, all[element] as Parser, array)]));
-  const defaults = types.parsers as Record<string, Parser | undefined>;
-  db.parsers = Object.fromEntries(Object.entries(all).filter(([key, parser]) => !deferred.has(Number(key)) && parser !== defaults[key]));
-  return deferred;
-}
+class EmbeddedDatabase {
+  private readonly worker: Worker;
+  private readonly pending = new Map<number, { resolve: (result: { rows: unknown[]; rowCount: number }) => void; reject: (error: Error) => void }>();
+  private nextId = 0;
+  private failure?: Error;
+  private closing?: { resolve: () => void; reject: (error: Error) => void };
+  readonly ready: Promise<void>;
 
-/** Parses the columns of deferred types in place; a column name that repeats holds the last such column's value, as PGlite's rows do. */
-function applyDeferredParsers(result: Results, deferred: Map<number, Parser>): void {
-  const columns = new Map<string, { parser: Parser; typeId: number } | undefined>();
-  for (const { name, dataTypeID } of result.fields) {
-    const parser = deferred.get(dataTypeID);
-    columns.set(name, parser && { parser, typeId: dataTypeID });
+  constructor(dataDir: string) {
+    this.worker = new Worker(WORKER_URL, { workerData: { dataDir, postgresqlConf: POSTGRESQL_CONF } });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.on('message', (message: WorkerMessage) => {
+        if ('ready' in message)
+          return message.ready ? resolve() : reject(new Error(`Opening the embedded database in ${dataDir} failed: ${message.error.message}`));
+        if ('closed' in message) return message.error ? this.closing?.reject(toError(message.error)) : this.closing?.resolve();
+        const query = this.pending.get(message.id);
+        this.pending.delete(message.id);
+        if ('result' in message) query?.resolve(message.result);
+        else query?.reject(toError(message.error));
+      });
+      // A worker that dies takes its database with it: every query waiting and every later one fails, saying why.
+      this.worker.on('error', (error) => this.fail(new Error(`The embedded database stopped: ${error.message}`), reject));
+      this.worker.on('exit', (code) => this.fail(new Error(`The embedded database stopped (its thread exited with code ${code})`), reject));
+    });
   }
-  for (const [name, column] of columns) {
-    if (!column) continue;
-    for (const row of result.rows as Record<string, unknown>[]) {
-      const text = row[name];
-      if (typeof text === 'string') row[name] = column.parser(text, column.typeId);
-    }
+
+  query(text: string, params: unknown[] | undefined): Promise<{ rows: unknown[]; rowCount: number }> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, text, params });
+    });
+  }
+
+  /** Closes the database (PostgreSQL's shutdown checkpoint), then ends the thread. */
+  async close(): Promise<void> {
+    if (this.failure) return;
+    await new Promise<void>((resolve, reject) => {
+      this.closing = { resolve, reject };
+      this.worker.postMessage({ close: true });
+    });
+    await this.worker.terminate();
+  }
+
+  private fail(error: Error, rejectReady: (error: Error) => void): void {
+    if (this.failure) return;
+    this.failure = error;
+    rejectReady(error);
+    for (const query of this.pending.values()) query.reject(error);
+    this.pending.clear();
+    this.closing?.resolve();
   }
 }
 
-/** The one session of a PGlite database, shaped like a `pg` client. */
+/** Lends the one session to one holder at a time, in the order they asked. */
+class SessionLock {
+  private held = false;
+  private readonly waiting: (() => void)[] = [];
+
+  get isHeld(): boolean {
+    return this.held;
+  }
+
+  /** Resolves with the release once the session is the caller's; a release hands it straight to the next in line. */
+  async acquire(): Promise<() => void> {
+    if (this.held) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.held = true;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.held = false;
+    };
+  }
+}
+
+/** The one session of the embedded database, shaped like a `pg` client. */
 class PGliteClient extends EventEmitter {
-  constructor(
-    private readonly db: PGlite,
-    private readonly deferredParsers: Map<number, Parser>,
-  ) {
+  constructor(private readonly db: EmbeddedDatabase) {
     super();
   }
 
@@ -164,17 +198,9 @@ class PGliteClient extends EventEmitter {
   }
 
   private async run(text: string, params?: unknown[]): Promise<PgLikeResult> {
-    // Without parameters TypeORM may send several statements at once (migrations do); only the
-    // simple query protocol of exec() accepts that, and TypeORM wants the last statement's rows.
-    const results: Results[] = params?.length ? [await this.db.query(text, params)] : await this.db.exec(text);
-    const last = results[results.length - 1] ?? { rows: [], fields: [], affectedRows: 0 };
-    applyDeferredParsers(last, this.deferredParsers);
-    return {
-      rows: last.rows,
-      rowCount: last.affectedRows || last.rows.length,
-      // pg reports the statement's verb; TypeORM shapes UPDATE and DELETE results by it.
-      command: text.trimStart().split(/\s/, 1)[0]!.toUpperCase(),
-    };
+    const { rows, rowCount } = await this.db.query(text, params);
+    // pg reports the statement's verb; TypeORM shapes UPDATE and DELETE results by it.
+    return { rows, rowCount, command: text.trimStart().split(/\s/, 1)[0]!.toUpperCase() };
   }
 }
 
@@ -194,31 +220,25 @@ export interface PGlitePoolOptions {
  */
 export class PGlitePool extends EventEmitter {
   /** The open database and its session, once created (if need be) and started. */
-  private readonly opened: Promise<{ db: PGlite; client: PGliteClient }>;
-  private readonly session = new Mutex();
+  private readonly opened: Promise<{ db: EmbeddedDatabase; client: PGliteClient }>;
+  private readonly session = new SessionLock();
   private readonly timeoutMs: number;
   private readonly lock: DirectoryLock;
+  private readonly dataDir: string;
   /** Query runners waiting for the session, as `pg.Pool` counts its own (`waitingCount`). */
   private waiting = 0;
 
   constructor(options: PGlitePoolOptions) {
     super();
+    this.dataDir = options.dataDir;
     restrictToOwner(options.dataDir);
     // Two processes on one directory would each work on their own copy, and one copy is lost.
     this.lock = lockDirectory(options.dataDir);
     useLeanWasmCompilation();
     this.opened = createDatabaseIfMissing(options.dataDir).then(async () => {
-      const db = new PGlite({
-        dataDir: options.dataDir,
-        // The contrib extensions PostgreSQL packages ship, which migrations may create.
-        extensions: { vector, pg_trgm, btree_gin },
-        postgresqlconf: POSTGRESQL_CONF,
-        serializers: { [types.BOOL]: serializeBoolean, [types.DATE]: serializeDate, [types.TIMESTAMP]: serializeDate, [types.TIMESTAMPTZ]: serializeDate },
-        // pg returns bigint as a string (it may not fit a number); TypeORM's entities expect that.
-        parsers: { [types.INT8]: (value: string) => value },
-      });
-      await db.waitReady;
-      return { db, client: new PGliteClient(db, await deferArrayParsers(db)) };
+      const db = new EmbeddedDatabase(options.dataDir);
+      await db.ready;
+      return { db, client: new PGliteClient(db) };
     });
     // A failure reaches whoever connects; it must not also surface as an unhandled rejection.
     this.opened.catch(() => undefined);
@@ -262,7 +282,7 @@ export class PGlitePool extends EventEmitter {
   }
 
   get idleCount(): number {
-    return this.session.isLocked() ? 0 : 1;
+    return this.session.isHeld ? 0 : 1;
   }
 
   get waitingCount(): number {
@@ -271,8 +291,8 @@ export class PGlitePool extends EventEmitter {
 
   end(callback?: (error?: Error) => void): void {
     const closed = this.opened.then(async ({ db }) => {
-      if (!db.closed) await db.close();
-      restrictFilesToOwner(db.dataDir!);
+      await db.close();
+      restrictFilesToOwner(this.dataDir);
     });
     closed
       .finally(() => this.lock.release())

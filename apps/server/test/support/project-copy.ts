@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -20,7 +20,7 @@ export function copyProject(prefix: string, { build = false }: { build?: boolean
   return project;
 }
 
-/** Compiles a copy's apps/ and libs/ to its dist/ as the build does (the tool types, then SWC, no type check). */
+/** Compiles a copy's apps/ and libs/ to its dist/ as the build does (the tool types, then SWC, no type check, then the worker files as nest-cli.json's assets). */
 export function compileProject(project: string): void {
   for (const step of [
     ['scripts/tool-types.mjs'],
@@ -29,4 +29,6 @@ export function compileProject(project: string): void {
     const run = spawnSync(process.execPath, step, { cwd: project, encoding: 'utf8' });
     if (run.status !== 0) throw new Error(`compiling the copy failed at ${step[0]}:\n${run.stdout}${run.stderr}`);
   }
+  const workers = (readdirSync(join(project, 'libs'), { recursive: true }) as string[]).filter((path) => path.endsWith('.worker.mjs'));
+  for (const path of workers) cpSync(join(project, 'libs', path), join(project, 'dist', 'libs', path));
 }

@@ -1,0 +1,26 @@
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+
+/** A loopback port nothing listens on at the moment of asking. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resident memory of a process now and at its peak so far, in MB, from /proc; undefined elsewhere. */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const megabytes = (field) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)[1]) / 1024;
+    return { rss: megabytes('VmRSS'), peak: megabytes('VmHWM') };
+  } catch {
+    return undefined;
+  }
+}
