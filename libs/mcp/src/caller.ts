@@ -6,8 +6,8 @@ import type { OperationOutcome } from './http/operation-outcome.js';
 export type { UserInfo };
 
 /**
- * The resolved caller, its agent, the HTTP request id (for error reports) and, when metrics are
- * recorded, the exchange's outcome travel through the SDK inside `AuthInfo.extra`; an anonymous
+ * The resolved caller, its agent, the HTTP request id (for error reports) and, when metrics or
+ * traces are recorded, the exchange's outcome travel through the SDK inside `AuthInfo.extra`; an anonymous
  * caller may still name an agent.
  */
 export function toAuthInfo(

@@ -1,5 +1,5 @@
 import { context, propagation, ROOT_CONTEXT, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
 
 /** Where spans go, read by the OpenTelemetry SDK from the standard `OTEL_*` variables. */
 export interface TracingSettings {
@@ -33,8 +33,10 @@ export class Tracing {
     this.tracer = trace.getTracer('mirobody');
   }
 
-  static start(settings: TracingSettings): Tracing {
+  static async start(settings: TracingSettings): Promise<Tracing> {
     if (!settings.enabled) return new Tracing(undefined);
+    // Loaded only when traces are on: the SDK and its exporters are some 30 MB of modules.
+    const { NodeSDK } = await import('@opentelemetry/sdk-node');
     const sdk = new NodeSDK({
       ...(process.env.OTEL_SERVICE_NAME ? {} : { serviceName: settings.serviceName }),
       metricReaders: [],
