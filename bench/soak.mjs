@@ -108,11 +108,19 @@ async function soak(origin, pid, token) {
       errorSamples: [...current.errorSamples].slice(0, 3),
       rss: memoryOf(pid)?.rss,
       remembered,
+      byTool: Object.entries(current.byTool).map(
+        ([tool, latencies]) =>
+          `${tool} ${percentile(
+            latencies.toSorted((a, b) => a - b),
+            99,
+          ).toFixed(0)}`,
+      ),
     });
     const m = minutes.at(-1);
     console.log(
       `minute ${String(minutes.length).padStart(2)}: ${(m.requests / 60).toFixed(0).padStart(5)} req/s  p50 ${m.p50.toFixed(1).padStart(6)} ms  p99 ${m.p99.toFixed(1).padStart(7)} ms  max ${m.max.toFixed(0).padStart(6)} ms  errors ${String(m.errors).padStart(4)}  RSS ${m.rss?.toFixed(0) ?? '-'} MB  memories ${m.remembered}`,
     );
+    console.log(`  p99 ms by tool: ${m.byTool.join(', ')}`);
     for (const sample of m.errorSamples) console.log(`  error: ${sample}`);
     current = { latencies: [], errors: 0, errorSamples: new Set(), byTool: {} };
   };
@@ -141,6 +149,7 @@ async function soak(origin, pid, token) {
         nextMinute += 60_000;
       }
       current.latencies.push(now - sent);
+      (current.byTool[tool] ??= []).push(now - sent);
       if (problem) {
         current.errors++;
         current.errorSamples.add(problem);

@@ -5,7 +5,7 @@ export { ConfigError } from './config/config-error.js';
 export { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.js';
 export { describeError, stackFrames } from './error-log.js';
 export { InstanceBroadcast, type BroadcastListener } from './instance-broadcast.js';
-export { Metrics, type GaugeReading, type ToolCallOutcome } from './telemetry/metrics.js';
+export { Metrics } from './telemetry/metrics.js';
 export { Tracing, tracingRequested, type TracingSettings } from './telemetry/tracing.js';
 export { ScopesSupported } from './scopes-supported.js';
 export {

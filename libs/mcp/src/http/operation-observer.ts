@@ -22,7 +22,7 @@ function messageOf(body: unknown): { method: string; id?: unknown; params?: Reco
  * (the tool or prompt a call names, when the server has it), kind SERVER, with the method, the
  * request id, the session, the revision and the transport.
  */
-export function operationSpanOptions(
+function operationSpanOptions(
   request: FastifyRequest,
   labels: OperationLabels,
   message: NonNullable<ReturnType<typeof messageOf>>,
