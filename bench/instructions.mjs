@@ -21,7 +21,6 @@
 // BENCH_CASES=echo,whoami measures only those servers (a comparison of builds needs no baseline).
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,6 +28,7 @@ import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import { SignJWT } from 'jose';
 import { positiveInteger } from './settings.mjs';
+import { freePort } from './processes.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = positiveInteger('BENCH_ROUNDS', 3);
@@ -61,16 +61,6 @@ const SERVERS = [
   { name: 'bare', script: 'bench/bare-fastify.mjs', nodeArgs: [], body: ECHO, headers: HEADERS, answers: echoed },
   { name: 'nest', script: 'bench/nest-floor.mjs', nodeArgs: [], body: ECHO, headers: HEADERS, answers: echoed },
 ];
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer().on('error', reject);
-    server.listen(0, HOST, () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const load = (url, { body, headers }, amount) =>
   new Promise((resolve, reject) =>
