@@ -1,8 +1,9 @@
 /**
  * `npm run bench:memory`: remember and recall latency at 10k and 100k memories for one user, in
  * one table of 1M rows, on the PostgreSQL server DATABASE_URL names (a new database is created
- * there and dropped afterwards). The real server runs on that database; recall is timed through
- * `MemoryStore` and through `/mcp` (tools/call of recall_memory with the official client).
+ * there and dropped afterwards) or, without it, on the embedded database (in a temporary data
+ * directory). The real server runs on that database; recall is timed through `MemoryStore` and
+ * through `/mcp` (tools/call of recall_memory with the official client).
  *
  * The two sizes are measured in the same run, on the same table, interleaved, so the ratio between
  * them is the figure that says whether an index serves recall (about 1) or a scan of the user's
@@ -12,7 +13,7 @@
  * ending in a unique "entry" number so no two are duplicates. Queries are three words taken from
  * the measured user's own memories, so every query has matches among their rows.
  *
- * Settings (environment): DATABASE_URL (required), BENCH_TOTAL_ROWS=1000000, BENCH_QUERIES=200.
+ * Settings (environment): DATABASE_URL (unset: embedded), BENCH_TOTAL_ROWS=1000000, BENCH_QUERIES=200.
  * The bench reports; it does not assert the targets (recall p95 <= 30 ms at 100k, ratio < 2).
  */
 import 'reflect-metadata';
@@ -28,8 +29,7 @@ import { loadAppConfig } from '../apps/server/src/config.js';
 import { createApp } from '../apps/server/src/create-app.js';
 import { lexicalCandidatesParams, lexicalCandidatesSql, candidateCount } from '../libs/memory/src/retrieval/retrieval-sql.js';
 
-const serverUrl = process.env.DATABASE_URL;
-if (!serverUrl) throw new Error('Set DATABASE_URL to a PostgreSQL server (postgres://user@host:port/database)');
+const serverUrl = process.env.DATABASE_URL || undefined;
 const totalRows = Number(process.env.BENCH_TOTAL_ROWS ?? 1_000_000);
 const queryCount = Number(process.env.BENCH_QUERIES ?? 200);
 const SMALL = 10_000;
@@ -96,15 +96,18 @@ async function clientFor(url: URL, token: string): Promise<Client> {
 async function main(): Promise<void> {
   const started = Date.now();
   const name = `mirobody_bench_memory_${process.pid}`;
-  await onServer(`CREATE DATABASE ${name}`);
-  const databaseUrl = new URL(serverUrl!);
-  databaseUrl.pathname = `/${name}`;
+  let databaseUrl: URL | undefined;
+  if (serverUrl) {
+    await onServer(`CREATE DATABASE ${name}`);
+    databaseUrl = new URL(serverUrl);
+    databaseUrl.pathname = `/${name}`;
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'mirobody-bench-'));
   const config = loadAppConfig({
     HOST: '127.0.0.1',
     PORT: '0',
     DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl.href,
+    ...(databaseUrl && { DATABASE_URL: databaseUrl.href }),
     JWT_SECRET,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_REQUESTS: '1000000',
@@ -191,7 +194,7 @@ async function main(): Promise<void> {
 
     const [{ rows }] = await db.query('SELECT count(*)::int AS rows FROM memories');
     console.log(
-      `\nmemories table: ${rows.toLocaleString('en')} rows; ${queryCount} queries per size (every fourth misspelt); top_k 5; ${found}/${queryCount} queries at 100k found memories`,
+      `\n${serverUrl ? 'PostgreSQL' : 'embedded database'}, memories table: ${rows.toLocaleString('en')} rows; ${queryCount} queries per size (every fourth misspelt); top_k 5; ${found}/${queryCount} queries at 100k found memories`,
     );
     const line = (label: string, samples10k: number[], samples100k: number[]) => {
       const [a, b] = [summary(samples10k), summary(samples100k)];
@@ -214,7 +217,7 @@ async function main(): Promise<void> {
   } finally {
     for (const client of clients) await client.close();
     await app.close();
-    await onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (serverUrl) await onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     rmSync(dataDir, { recursive: true, force: true });
   }
   console.log(`\nTotal ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -3,11 +3,13 @@ import { McpTasks, TASKS_EXTENSION } from '@app/mcp';
 import { bearer, cliToken, TEST_JWT_SECRET } from './support/auth.js';
 import { DataSource } from 'typeorm';
 import { eventually, uploadFile } from './support/files.js';
+import { parsePrometheus, valueOf } from './support/prometheus.js';
 import { TaskToolsModule } from './support/task-tools.module.js';
 import { JsonRpcFailure, tasksClient, tasksRequest, type TasksClient } from './support/tasks-wire.js';
 import { connectClient, ERAS, startApp, type RunningApp } from './support/test-app.js';
 
 const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' };
+const METRICS_TOKEN = 'a-metrics-token-of-at-least-32-characters';
 
 type Party = Record<string, string>;
 
@@ -39,7 +41,7 @@ describe('the tasks extension over HTTP', () => {
   const as = (who: keyof typeof parties, capabilities?: object) => tasksClient(app.url, parties[who], capabilities);
 
   beforeAll(async () => {
-    app = await startApp({ ...ENV, MCP_MAX_TASKS_PER_USER: '3', MCP_TASK_MAX_RESULT_BYTES: '4096' }, { imports: [TaskToolsModule] });
+    app = await startApp({ ...ENV, MCP_MAX_TASKS_PER_USER: '3', MCP_TASK_MAX_RESULT_BYTES: '4096', METRICS_TOKEN }, { imports: [TaskToolsModule] });
     parties.alice = bearer(await cliToken(app, ENV, '--sub', 'alice'));
     parties.bob = bearer(await cliToken(app, ENV, '--sub', 'bob'));
   });
@@ -84,6 +86,20 @@ describe('the tasks extension over HTTP', () => {
     expect(await alice.get(taskId)).toMatchObject({ status: 'cancelled' });
     expect(await alice.cancel(taskId)).toMatchObject({ resultType: 'complete' });
     expect(await alice.get(taskId)).not.toHaveProperty('result');
+  });
+
+  it('counts the tasks this instance runs in mcp_tasks_open, a parked one included, until they end', async () => {
+    const tasksOpen = async () =>
+      valueOf(parsePrometheus(await (await fetch(new URL('/metrics', app.url), { headers: bearer(METRICS_TOKEN) })).text()), 'mcp_tasks_open');
+    const before = await tasksOpen();
+    const alice = as('alice');
+    const { taskId: waiting } = (await alice.call('wait_for', { ms: 60_000 })) as { taskId: string };
+    const { taskId: asking } = (await alice.call('ask_name')) as { taskId: string };
+    await settled(alice, asking, 'input_required');
+    expect(await tasksOpen()).toBe(before + 2);
+    await alice.cancel(waiting);
+    await alice.cancel(asking);
+    await eventually(async () => expect(await tasksOpen()).toBe(before), 5000);
   });
 
   it('parks a task that asks for input, and resumes it with the answer', async () => {

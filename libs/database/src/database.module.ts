@@ -1,13 +1,14 @@
 import { join, resolve } from 'node:path';
 import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { ModulesContainer } from '@nestjs/core';
-import { TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
-import { AbstractLogger, QueryFailedError, type LogLevel, type LogMessage } from 'typeorm';
+import { getDataSourceToken, TypeOrmModule, type TypeOrmModuleOptions } from '@nestjs/typeorm';
+import { AbstractLogger, QueryFailedError, type DataSource, type LogLevel, type LogMessage } from 'typeorm';
 import type { DatabaseSettings } from './database.config.js';
 import { EnableVector1795996800000 } from './migrations/1795996800000-enable-vector.js';
 import { collectMigrations, DatabaseFeature, type DatabaseFeatureOptions, type MigrationClass } from './database-feature.js';
 import { pgliteDriver } from './pglite-pool.js';
 import { DatabaseTelemetry } from './database-telemetry.js';
+import { TableMaintenance } from './table-maintenance.js';
 
 /** Without `url`, an embedded PostgreSQL (PGlite) keeps its files in `${dataDir}/pg`. */
 export interface DatabaseModuleOptions extends DatabaseSettings {
@@ -93,7 +94,10 @@ export class DatabaseModule {
           },
         }),
       ],
-      providers: [DatabaseTelemetry],
+      providers: [
+        DatabaseTelemetry,
+        { provide: TableMaintenance, inject: [getDataSourceToken()], useFactory: (dataSource: DataSource) => new TableMaintenance(dataSource, !options.url) },
+      ],
     };
   }
 

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import type { Repository, EntityManager } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { ConflictError, describeError, HOURLY_AFTER_START, PeriodicJob } from '@app/common';
 import { MEMORY_OPTIONS, type MemoryOptions } from './memory.options.js';
 import { lockUserWrites, pruneVocabulary } from './user-writes.js';
@@ -32,25 +32,40 @@ export function describeRetention(seconds: number): string {
 }
 
 /**
- * Refuses (409) a new memory of a user who keeps MEMORY_MAX_PER_USER live memories, or who holds
- * twice that many counting the deleted ones not yet purged, saying when deleted ones make room
- * again. Runs inside the transaction that holds the user's `lockUserWrites`.
+ * A new memory is stored only while the user keeps fewer than MEMORY_MAX_PER_USER live memories
+ * and holds fewer than twice that, deleted ones not yet purged included: one statement, run in
+ * the transaction that holds the user's `lockUserWrites`, reads the user's counts (kept by the
+ * database's triggers, see the CountMemoriesPerUser migration), stores the memory if there is
+ * room, with its words in the user's vocabulary, and answers the new id (null: no room) and the
+ * counts it read. $1 user, $2 kind, $3 text, $4 dedupe key, $5 search text, $6 source, $7 the
+ * text's vocabulary words, $8 the most live, $9 the most held (`roomLimits`).
  */
-export async function checkRoom(manager: EntityManager, userId: string, options: RoomOptions): Promise<void> {
-  const [{ live, held }] = await manager.query(
-    'SELECT (count(*) FILTER (WHERE deleted_at IS NULL))::int AS live, count(*)::int AS held FROM memories WHERE user_id = $1',
-    [userId],
-  );
+export const storeIfRoomSql = `
+  WITH room AS (
+    SELECT coalesce(max(live), 0) AS live, coalesce(max(held), 0) AS held FROM memory_counts WHERE user_id = $1::uuid
+  ), stored AS (
+    INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source)
+    SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text FROM room WHERE room.live < $8::int AND room.held < $9::int
+    RETURNING id
+  ), vocabulary AS (
+    INSERT INTO memory_words (user_id, word) SELECT $1::uuid, unnest($7::text[]) WHERE EXISTS (SELECT 1 FROM stored) ON CONFLICT DO NOTHING
+  )
+  SELECT (SELECT id FROM stored) AS id, live, held FROM room`;
+
+/** `storeIfRoomSql`'s last two parameters: the most live memories, the most held. */
+export const roomLimits = (options: RoomOptions): [number, number] => [options.maxPerUser, HELD_PER_LIVE_ALLOWED * options.maxPerUser];
+
+/** Why a user with these counts may not store a new memory (409), saying when deleted ones make room again. */
+export function noRoom(live: number, held: number, options: RoomOptions): ConflictError {
   if (live >= options.maxPerUser) {
-    throw new ConflictError(`You already keep ${live} memories, the most this server allows (MEMORY_MAX_PER_USER); delete some first`);
+    return new ConflictError(`You already keep ${live} memories, the most this server allows (MEMORY_MAX_PER_USER); delete some first`);
   }
   const ceiling = HELD_PER_LIVE_ALLOWED * options.maxPerUser;
-  if (held < ceiling) return;
   const purge =
     options.deletedRetentionSeconds > 0
       ? `deleted memories are purged ${describeRetention(options.deletedRetentionSeconds)} after their deletion (MEMORY_DELETED_RETENTION), which makes room again`
       : 'this server keeps deleted memories forever (MEMORY_DELETED_RETENTION=0); an administrator can erase them';
-  throw new ConflictError(
+  return new ConflictError(
     `You hold ${held} memories, ${held - live} of them deleted and not yet purged, the most this server holds for one user (${ceiling}, twice MEMORY_MAX_PER_USER): ${purge}`,
   );
 }

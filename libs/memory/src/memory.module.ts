@@ -9,8 +9,7 @@ import { MemoryEntity } from './memory.entity.js';
 import { MEMORY_CONFIG_SECTION, MEMORY_OPTIONS } from './memory.options.js';
 import { MemoryStore } from './memory.store.js';
 import { MemoryUserData } from './memory-user-data.js';
-import { CreateMemories1796094241000 } from './migrations/1796094241000-create-memories.js';
-import { IndexDeletedMemories1796326541000 } from './migrations/1796326541000-index-deleted-memories.js';
+import { MEMORY_MIGRATIONS } from './migrations/memory-migrations.js';
 
 /**
  * Long-term memories: the `memories` table, `MemoryStore`, the user and admin REST routes, export
@@ -18,7 +17,7 @@ import { IndexDeletedMemories1796326541000 } from './migrations/1796326541000-in
  * a module whose services use `MemoryStore` imports this one.
  */
 @Module({
-  imports: [DatabaseModule.forFeature({ entities: [MemoryEntity], migrations: [CreateMemories1796094241000, IndexDeletedMemories1796326541000] }), AuthModule],
+  imports: [DatabaseModule.forFeature({ entities: [MemoryEntity], migrations: MEMORY_MIGRATIONS }), AuthModule],
   controllers: [MemoriesController, AdminMemoriesController],
   providers: [optionsFromConfig(MEMORY_OPTIONS, MEMORY_CONFIG_SECTION), MemoryStore, MemoryUserData, DeletedMemoryRetention],
   exports: [MemoryStore],

@@ -124,6 +124,58 @@ describe('MemoryStore (lexical)', () => {
     expect((await tight.remember(carol, { text: 'ONE' })).deduplicated).toBe(true);
   });
 
+  it("keeps each user's live and held counts exact whoever writes, one row or many, and forgets a user who holds none", async () => {
+    const counts = async (userId: string) => {
+      const kept = await db.dataSource.query('SELECT live, held FROM memory_counts WHERE user_id = $1', [userId]);
+      const [actual] = await db.dataSource.query(
+        'SELECT (count(*) FILTER (WHERE deleted_at IS NULL))::int AS live, count(*)::int AS held FROM memories WHERE user_id = $1',
+        [userId],
+      );
+      return { kept: kept[0] ?? null, actual };
+    };
+    const grace = randomUUID();
+    const heidi = randomUUID();
+    const { id } = await store.remember(grace, { text: 'Grace swims on Mondays' });
+    await store.remember(grace, { text: 'Grace swims on Mondays!' });
+    await store.remember(grace, { text: 'Grace drinks tea' });
+    expect(await counts(grace)).toEqual({ kept: { live: 2, held: 2 }, actual: { live: 2, held: 2 } });
+
+    await store.softDelete(grace, id);
+    await store.update(grace, (await store.list(grace, { limit: 1 })).items[0]!.id, { kind: 'preference' });
+    expect(await counts(grace)).toEqual({ kept: { live: 1, held: 2 }, actual: { live: 1, held: 2 } });
+
+    // An administrator's SQL: many rows of two users in one statement each way.
+    await db.dataSource.query(
+      `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text)
+       SELECT u, 'fact', 'bulk ' || n, 'bulk ' || n, 'bulk ' || n FROM unnest($1::uuid[]) AS u, generate_series(1, 300) AS n`,
+      [[grace, heidi]],
+    );
+    await db.dataSource.query(`UPDATE memories SET deleted_at = now() WHERE user_id = ANY($1) AND text LIKE 'bulk 1%'`, [[grace, heidi]]);
+    await db.dataSource.query(`UPDATE memories SET deleted_at = NULL WHERE user_id = $1 AND text = 'bulk 10'`, [heidi]);
+    expect(await counts(grace)).toEqual({ kept: { live: 190, held: 302 }, actual: { live: 190, held: 302 } });
+    expect(await counts(heidi)).toEqual({ kept: { live: 190, held: 300 }, actual: { live: 190, held: 300 } });
+
+    await store.hardDelete(grace, id);
+    expect(await counts(grace)).toEqual({ kept: { live: 190, held: 301 }, actual: { live: 190, held: 301 } });
+    await store.eraseAll(grace);
+    expect(await counts(grace)).toEqual({ kept: null, actual: { live: 0, held: 0 } });
+    expect(await counts(heidi)).toEqual({ kept: { live: 190, held: 300 }, actual: { live: 190, held: 300 } });
+  });
+
+  it('counts the memories a database already holds when the counts arrive with an upgrade', async () => {
+    const ivan = randomUUID();
+    await store.remember(ivan, { text: 'Ivan kept this before the upgrade' });
+    const { id } = await store.remember(ivan, { text: 'and deleted this one' });
+    await store.softDelete(ivan, id);
+    await db.dataSource.undoLastMigration();
+    await db.dataSource.query(
+      `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text) SELECT $1, 'fact', 'old ' || n, 'old ' || n, 'old ' || n FROM generate_series(1, 5) AS n`,
+      [ivan],
+    );
+    await db.dataSource.runMigrations();
+    expect(await db.dataSource.query('SELECT live, held FROM memory_counts WHERE user_id = $1', [ivan])).toEqual([{ live: 6, held: 7 }]);
+  });
+
   it('pages newest first with a cursor, filters by kind, and refuses a forged cursor', async () => {
     const dave = randomUUID();
     for (let index = 0; index < 5; index++) await store.remember(dave, { text: `note number ${index}`, kind: index % 2 ? 'episode' : 'fact' });

@@ -7,7 +7,7 @@ import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
 import { fuseRankedLists, type RankedCandidate } from './retrieval/rank-fusion.js';
-import { checkRoom } from './deleted-memory-retention.js';
+import { noRoom, roomLimits, storeIfRoomSql } from './deleted-memory-retention.js';
 import {
   addVocabularySql,
   candidateCount,
@@ -138,7 +138,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
     const key = dedupeKey(text);
     const vector = await this.embedWithinBudget(text);
     const result = await this.memories.manager.transaction(async (manager) => {
-      // One writer per user at a time, so the count and the dedupe check hold until the insert.
+      // One writer per user at a time, so the dedupe check and the counts hold until the insert.
       await lockUserWrites(manager, userId);
       // TypeORM answers an UPDATE or DELETE with [rows, affected].
       const [[same]] = await manager.query(
@@ -154,12 +154,17 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
           return { id: near, deduplicated: true };
         }
       }
-      await checkRoom(manager, userId, this.options);
-      const [row] = await manager.query(
-        `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id`,
-        [userId, kind, text, key, searchText(text), input.source ?? null],
-      );
-      await manager.query(addVocabularySql, [userId, vocabularyWords(text)]);
+      const [row] = await manager.query(storeIfRoomSql, [
+        userId,
+        kind,
+        text,
+        key,
+        searchText(text),
+        input.source ?? null,
+        vocabularyWords(text),
+        ...roomLimits(this.options),
+      ]);
+      if (!row.id) throw noRoom(row.live, row.held, this.options);
       if (vector && this.vectors) {
         await manager.query('INSERT INTO memory_embeddings (memory_id, user_id, model, embedding) VALUES ($1, $2, $3, $4::vector)', [
           row.id,

@@ -36,7 +36,8 @@ export const MAX_QUERY_TERMS = 64;
 /**
  * Both lexical lists in one round trip, each scoped to the user's live memories and ranked by
  * `ts_rank` (English stemming; CJK text as bigrams, see `memory-text.ts`), memories matching every
- * query word before those matching some:
+ * query word before those matching some (a query of one word has no partial matches, and its
+ * second search, which would read every match only to drop it, is not run):
  * - `fts`: the query's own words;
  * - `fuzzy`: for each query word the user never stored, the two most similar words they did
  *   (pg_trgm over `memory_words`), which is what still finds a memory through a misspelt word.
@@ -70,7 +71,8 @@ export const lexicalCandidatesSql = `
               WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.every_word LIMIT ${MATCH_CAP})
             UNION ALL
             (SELECT false, id, text, kind, source, created_at, updated_at, search_vector FROM memories
-              WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.some_word AND NOT search_vector @@ queries.every_word
+              WHERE queries.some_word <> queries.every_word
+                AND user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.some_word AND NOT search_vector @@ queries.every_word
               LIMIT ${MATCH_CAP})) AS matched
      ORDER BY relevance DESC, matched.updated_at DESC
      LIMIT $3) AS ranked`;

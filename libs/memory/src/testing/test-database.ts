@@ -6,8 +6,7 @@ import pg from 'pg';
 import { DataSource } from 'typeorm';
 import { pgliteDriver } from '@app/database';
 import { MemoryEntity } from '../memory.entity.js';
-import { CreateMemories1796094241000 } from '../migrations/1796094241000-create-memories.js';
-import { IndexDeletedMemories1796326541000 } from '../migrations/1796326541000-index-deleted-memories.js';
+import { MEMORY_MIGRATIONS } from '../migrations/memory-migrations.js';
 
 export interface MigratedDatabase {
   dataSource: DataSource;
@@ -19,7 +18,7 @@ export interface MigratedDatabase {
  * `serverUrl` names, else an embedded one in a temporary directory.
  */
 export async function migratedDatabase(serverUrl = process.env.TEST_DATABASE_URL): Promise<MigratedDatabase> {
-  const migrations = [CreateMemories1796094241000, IndexDeletedMemories1796326541000];
+  const migrations = MEMORY_MIGRATIONS;
   if (serverUrl) {
     const name = `mirobody_memory_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = new pg.Client({ connectionString: serverUrl });
