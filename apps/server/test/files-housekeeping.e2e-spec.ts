@@ -19,7 +19,7 @@ const GRACE_MS = 2000;
 
 const backends = fileBackends('housekeeping');
 
-describe.each(backends)('files housekeeping on %s', (backend, s3Env) => {
+describe.each(backends)('files housekeeping on %s', (backend, s3Env, s3Server) => {
   let app: RunningApp;
   let env: Record<string, string>;
 
@@ -51,14 +51,14 @@ describe.each(backends)('files housekeeping on %s', (backend, s3Env) => {
     if (backend === 'local disk') {
       mkdirSync(incoming, { recursive: true });
       writeFileSync(join(incoming, 'cut-by-kill.part'), 'half an upload');
-    }
+    } else await s3Server()!.abandonUpload(`${env.S3_PREFIX}zz/cut-by-kill`);
     await new Promise((done) => setTimeout(done, GRACE_MS + 200));
     // Younger than the grace: as an upload under way, left alone.
     await put('yy/stored-just-now');
     if (backend === 'local disk') {
       writeFileSync(join(incoming, 'being-written.part'), 'an upload under way');
       utimesSync(join(incoming, 'being-written.part'), new Date(), new Date());
-    }
+    } else await s3Server()!.abandonUpload(`${env.S3_PREFIX}yy/being-written`);
 
     await app.app.get(FilesHousekeeping).sweep();
 
@@ -68,6 +68,6 @@ describe.each(backends)('files housekeeping on %s', (backend, s3Env) => {
     if (backend === 'local disk') {
       const parts = localFilesOnDisk(app).filter((path) => path.endsWith('.part'));
       expect(parts).toEqual([join(incoming, 'being-written.part')]);
-    }
+    } else expect(await s3Server()!.uploadsInProgress()).toEqual([`${env.S3_PREFIX}yy/being-written`]);
   });
 });

@@ -149,9 +149,10 @@ export function s3Environment(s3: S3TestServer, prefix: string): Record<string, 
 
 /**
  * The storage backends a files suite runs on, for `describe.each`: local disk, and S3 on a test
- * server the suite starts and stops (its objects under `prefix`).
+ * server the suite starts and stops (its objects under `prefix`); with the app's environment for
+ * each, and the S3 test server itself (undefined for local disk).
  */
-export function fileBackends(prefix: string): [string, () => Record<string, string>][] {
+export function fileBackends(prefix: string): [string, () => Record<string, string>, () => S3TestServer | undefined][] {
   let s3: S3TestServer;
   beforeAll(async () => {
     s3 = await startS3TestServer();
@@ -160,7 +161,7 @@ export function fileBackends(prefix: string): [string, () => Record<string, stri
     await s3.close();
   });
   return [
-    ['local disk', () => ({})],
-    ['S3', () => s3Environment(s3, prefix)],
+    ['local disk', () => ({}), () => undefined],
+    ['S3', () => s3Environment(s3, prefix), () => s3],
   ];
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -29,9 +29,23 @@ function failingBody(good: Buffer): Readable {
 
 let root: string;
 let s3: S3TestServer;
-const backends: [string, () => FileStorage, () => Promise<string[]>][] = [
-  ['local disk', () => new LocalDiskStorage({ root, signer, urlForToken: (token) => `http://localhost/files/signed/${token}` }), async () => listLocal(root)],
-  ['S3', () => new S3Storage(s3.options), () => s3.objectKeys()],
+/** Per backend: its storage, everything it holds (uploads in progress included), and a way to leave an upload as a crash would. */
+const backends: [string, () => FileStorage, () => Promise<string[]>, (name: string) => Promise<void>][] = [
+  [
+    'local disk',
+    () => new LocalDiskStorage({ root, signer, urlForToken: (token) => `http://localhost/files/signed/${token}` }),
+    async () => listLocal(root),
+    async (name) => {
+      mkdirSync(join(root, 'incoming'), { recursive: true });
+      writeFileSync(join(root, 'incoming', `${name}.part`), 'half an upload');
+    },
+  ],
+  [
+    'S3',
+    () => new S3Storage(s3.options),
+    async () => [...(await s3.objectKeys()), ...(await s3.uploadsInProgress()).map((key) => `(upload in progress) ${key}`)],
+    (name) => s3.abandonUpload(`${s3.options.prefix}${name}`),
+  ],
 ];
 
 function listLocal(directory: string): string[] {
@@ -49,7 +63,7 @@ afterAll(async () => {
   await s3.close();
 });
 
-describe.each(backends)('%s storage', (_name, make, listObjects) => {
+describe.each(backends)('%s storage', (_name, make, listObjects, abandonUpload) => {
   it('stores a stream and reads it back whole and by range, then deletes it', async () => {
     const storage = make();
     const body = randomBytes(3 * 1024 * 1024 + 17);
@@ -70,6 +84,25 @@ describe.each(backends)('%s storage', (_name, make, listObjects) => {
     await expect(storage.put('cd/cut-large', failingBody(randomBytes(20 * 1024 * 1024)))).rejects.toThrow();
     expect(await listObjects()).toEqual(before);
     await storage.delete('cd/kept');
+  });
+
+  it('removes the uploads a crash cut off that started before the cut-off, and no others', async () => {
+    const storage = make();
+    const before = await listObjects();
+    await abandonUpload('cut-by-kill');
+    await new Promise((done) => setTimeout(done, 50));
+    const cutOff = new Date();
+    await new Promise((done) => setTimeout(done, 50));
+    await abandonUpload('under-way');
+    const afterBoth = await listObjects();
+    expect(afterBoth).toHaveLength(before.length + 2);
+
+    expect(await storage.removeLeftoverUploads!(cutOff)).toBe(1);
+    const left = (await listObjects()).filter((entry) => !before.includes(entry));
+    expect(left).toHaveLength(1);
+    expect(left[0]).toContain('under-way');
+    expect(await storage.removeLeftoverUploads!(new Date(Date.now() + 1000))).toBe(1);
+    expect(await listObjects()).toEqual(before);
   });
 
   it('refuses keys that could leave its root or prefix', async () => {

@@ -37,8 +37,9 @@ export interface FileStorage {
   /** Every object the store holds, with when it was last written; for housekeeping (objects no row points to). */
   listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }>;
   /**
-   * Removes what uploads cut off by a crash left behind (local disk: `incoming/*.part`) that has
-   * not been written since `writtenBefore`; returns how many. A backend that leaves nothing has none.
+   * Removes what uploads cut off by a crash left behind (local disk: `incoming/*.part`; S3: multipart
+   * uploads never completed) that has not been written since `writtenBefore`; returns how many. A
+   * backend that leaves nothing has none.
    */
   removeLeftoverUploads?(writtenBefore: Date): Promise<number>;
   /** Releases what the backend holds open (an HTTP client's sockets); called once, when the app stops. */

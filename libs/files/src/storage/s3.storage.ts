@@ -1,4 +1,15 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, paginateListObjectsV2, S3Client, S3ServiceException, type S3ClientConfig } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListMultipartUploadsCommand,
+  NoSuchKey,
+  NoSuchUpload,
+  paginateListObjectsV2,
+  S3Client,
+  S3ServiceException,
+  type S3ClientConfig,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
@@ -100,6 +111,33 @@ export class S3Storage implements FileStorage {
       for (const object of page.Contents ?? []) {
         if (object.Key && object.LastModified) yield { objectKey: object.Key.slice(prefix.length), modifiedAt: object.LastModified };
       }
+    }
+  }
+
+  /**
+   * Aborts the multipart uploads under the prefix started before `writtenBefore`: what a process
+   * killed mid-upload leaves (lib-storage aborts the upload itself when only the body fails). S3
+   * keeps, and bills, their parts until someone does; a bucket lifecycle rule
+   * (AbortIncompleteMultipartUpload) does the same on AWS, but not every S3-compatible server has one.
+   */
+  async removeLeftoverUploads(writtenBefore: Date): Promise<number> {
+    const { bucket: Bucket, prefix: Prefix } = this.options;
+    let removed = 0;
+    let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
+    for (;;) {
+      const page = await this.client.send(new ListMultipartUploadsCommand({ Bucket, Prefix, ...markers }));
+      for (const { Key, UploadId, Initiated } of page.Uploads ?? []) {
+        if (!Key || !UploadId || !Initiated || Initiated >= writtenBefore) continue;
+        try {
+          await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }));
+          removed++;
+        } catch (error) {
+          // Completed or aborted meanwhile, by the upload itself or by another instance's housekeeping.
+          if (!(error instanceof NoSuchUpload)) throw error;
+        }
+      }
+      if (!page.IsTruncated) return removed;
+      markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
     }
   }
 

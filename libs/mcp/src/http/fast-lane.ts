@@ -267,11 +267,6 @@ const ENVELOPE_META_KEYS = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITI
 const isRequestId = (value: unknown): value is RequestId => typeof value === 'string' || Number.isSafeInteger(value);
 
 /**
- * `_meta` the lane can ignore: absent or plain, without a progress token (progress needs the SDK)
- * and without reserved keys, save the 2026 envelope's own on a 2026 exchange (a 2025 exchange
- * carrying the envelope claim is the SDK's to refuse).
- */
-/**
  * A `tasks/get` the SDK would hand its handler (params `{ taskId }` as its schema takes them) from
  * a client that declares the tasks extension (else the SDK answers -32021).
  */
@@ -285,6 +280,11 @@ function takeTaskGet(id: RequestId, params: Record<string, unknown>): LaneReques
   return { method: 'tasks/get', id, taskId };
 }
 
+/**
+ * `_meta` the lane can ignore: absent or plain, without a progress token (progress needs the SDK)
+ * and without reserved keys, save the 2026 envelope's own on a 2026 exchange (a 2025 exchange
+ * carrying the envelope claim is the SDK's to refuse).
+ */
 function laneMeta(meta: unknown, kind: ExchangeKind): boolean {
   if (meta === undefined) return true;
   if (!isPlainObject(meta) || 'progressToken' in meta) return false;
