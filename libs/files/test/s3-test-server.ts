@@ -15,8 +15,11 @@ export interface S3TestServer {
   objectKeys(): Promise<string[]>;
   /** The keys of the multipart uploads started and neither completed nor aborted. */
   uploadsInProgress(): Promise<string[]>;
-  /** Begins a multipart upload of `key` (the whole key, prefix included) with one part, and leaves it, as a process killed mid-upload does. */
-  abandonUpload(key: string): Promise<void>;
+  /**
+   * Begins a multipart upload of `key` (the whole key, prefix included) with one part, and leaves
+   * it, as a process killed mid-upload does; `addPart` uploads its next part, as a slow upload still under way does.
+   */
+  abandonUpload(key: string): Promise<{ addPart(): Promise<void> }>;
   close(): Promise<void>;
 }
 
@@ -45,7 +48,31 @@ async function uploadsOnDisk(directory: string, bucket: string): Promise<UploadO
   return uploads.sort((a, b) => (a.key === b.key ? a.initiated.getTime() - b.initiated.getTime() : a.key < b.key ? -1 : 1));
 }
 
+const NO_SUCH_UPLOAD = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
+
 const xmlText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** ListParts' answer: every part of the upload, in one page. */
+async function listPartsXml(bucket: string, key: string, upload: UploadOnDisk): Promise<string> {
+  const parts = [];
+  for (const name of await readdir(upload.folder)) {
+    if (!/^\d+$/.test(name)) continue;
+    const info = await stat(join(upload.folder, name));
+    const etag = await readFile(join(upload.folder, `${name}.md5`), 'utf8');
+    parts.push({ number: Number(name), modified: info.mtime, size: info.size, etag });
+  }
+  const listed = parts
+    .sort((a, b) => a.number - b.number)
+    .map(
+      (part) =>
+        `<Part><PartNumber>${part.number}</PartNumber><LastModified>${part.modified.toISOString()}</LastModified><ETag>"${part.etag}"</ETag><Size>${part.size}</Size></Part>`,
+    )
+    .join('');
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><ListPartsResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">` +
+    `<Bucket>${bucket}</Bucket><Key>${xmlText(key)}</Key><UploadId>${upload.uploadId}</UploadId><MaxParts>1000</MaxParts><IsTruncated>false</IsTruncated>${listed}</ListPartsResult>`
+  );
+}
 
 interface KoaContext {
   method: string;
@@ -57,23 +84,29 @@ interface KoaContext {
 }
 
 /**
- * The two multipart operations s3rver 3 answers 405/501 to, over its own store: AbortMultipartUpload
- * (`DELETE /bucket/key?uploadId=`, which lib-storage sends when a body fails) and
- * ListMultipartUploads (`GET /bucket?uploads`, which housekeeping reads), as the S3 API defines
- * them: uploads by key, `prefix`, `max-uploads`, `key-marker` (paging by key is enough for the
- * tests: they start at most one upload per key). Requests are not signature-checked.
+ * The multipart operations s3rver 3 answers 405/501 to, over its own store: AbortMultipartUpload
+ * (`DELETE /bucket/key?uploadId=`, which lib-storage sends when a body fails), ListMultipartUploads
+ * (`GET /bucket?uploads`) and ListParts (`GET /bucket/key?uploadId=`), which housekeeping reads, as
+ * the S3 API defines them: uploads by key, `prefix`, `max-uploads`, `key-marker` (paging by key is
+ * enough for the tests: they start at most one upload per key); parts in one page. Requests are
+ * not signature-checked.
  */
 function multipartOperations(directory: string, bucket: string) {
   return async (ctx: KoaContext, next: () => Promise<void>) => {
     const [, pathBucket, ...keyParts] = ctx.path.split('/');
     if (pathBucket !== bucket) return next();
     const key = decodeURIComponent(keyParts.join('/'));
-    if (ctx.method === 'DELETE' && key && typeof ctx.query.uploadId === 'string') {
-      const upload = (await uploadsOnDisk(directory, bucket)).find((each) => each.uploadId === ctx.query.uploadId && each.key === key);
+    const { uploadId } = ctx.query;
+    if (key && typeof uploadId === 'string' && (ctx.method === 'DELETE' || ctx.method === 'GET')) {
+      const upload = (await uploadsOnDisk(directory, bucket)).find((each) => each.uploadId === uploadId && each.key === key);
       ctx.type = 'application/xml';
       if (!upload) {
         ctx.status = 404;
-        ctx.body = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchUpload</Code><Message>The specified upload does not exist.</Message></Error>';
+        ctx.body = NO_SUCH_UPLOAD;
+        return;
+      }
+      if (ctx.method === 'GET') {
+        ctx.body = await listPartsXml(bucket, key, upload);
         return;
       }
       await rm(upload.folder, { recursive: true, force: true });
@@ -124,7 +157,12 @@ export async function startS3TestServer(bucket = 'mirobody-files'): Promise<S3Te
     uploadsInProgress: async () => (await uploadsOnDisk(directory, bucket)).map((upload) => upload.key),
     abandonUpload: async (key) => {
       const { UploadId } = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key }));
-      await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: 1, Body: randomBytes(1000) }));
+      let parts = 0;
+      const addPart = async () => {
+        await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: ++parts, Body: randomBytes(1000) }));
+      };
+      await addPart();
+      return { addPart };
     },
     close: async () => {
       client.destroy();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -29,22 +29,30 @@ function failingBody(good: Buffer): Readable {
 
 let root: string;
 let s3: S3TestServer;
-/** Per backend: its storage, everything it holds (uploads in progress included), and a way to leave an upload as a crash would. */
-const backends: [string, () => FileStorage, () => Promise<string[]>, (name: string) => Promise<void>][] = [
+/** An upload begun and not finished; `write` sends more of it, as an upload still under way does. */
+type StartedUpload = (name: string) => Promise<{ write(): Promise<void> }>;
+
+/** Per backend: its storage, everything it holds (uploads in progress included), and a way to begin an upload and leave it, as a crash would. */
+const backends: [string, () => FileStorage, () => Promise<string[]>, StartedUpload][] = [
   [
     'local disk',
     () => new LocalDiskStorage({ root, signer, urlForToken: (token) => `http://localhost/files/signed/${token}` }),
     async () => listLocal(root),
     async (name) => {
+      const path = join(root, 'incoming', `${name}.part`);
       mkdirSync(join(root, 'incoming'), { recursive: true });
-      writeFileSync(join(root, 'incoming', `${name}.part`), 'half an upload');
+      writeFileSync(path, 'half an upload');
+      return { write: async () => appendFileSync(path, ' and more') };
     },
   ],
   [
     'S3',
     () => new S3Storage(s3.options),
     async () => [...(await s3.objectKeys()), ...(await s3.uploadsInProgress()).map((key) => `(upload in progress) ${key}`)],
-    (name) => s3.abandonUpload(`${s3.options.prefix}${name}`),
+    async (name) => {
+      const upload = await s3.abandonUpload(`${s3.options.prefix}${name}`);
+      return { write: upload.addPart };
+    },
   ],
 ];
 
@@ -86,22 +94,22 @@ describe.each(backends)('%s storage', (_name, make, listObjects, abandonUpload) 
     await storage.delete('cd/kept');
   });
 
-  it('removes the uploads a crash cut off that started before the cut-off, and no others', async () => {
+  it('removes the uploads not written to since the cut-off, and no others', async () => {
     const storage = make();
     const before = await listObjects();
     await abandonUpload('cut-by-kill');
+    const slow = await abandonUpload('slow-but-going');
     await new Promise((done) => setTimeout(done, 50));
     const cutOff = new Date();
     await new Promise((done) => setTimeout(done, 50));
-    await abandonUpload('under-way');
-    const afterBoth = await listObjects();
-    expect(afterBoth).toHaveLength(before.length + 2);
+    await slow.write();
+    await abandonUpload('just-begun');
+    expect(await listObjects()).toHaveLength(before.length + 3);
 
     expect(await storage.removeLeftoverUploads!(cutOff)).toBe(1);
     const left = (await listObjects()).filter((entry) => !before.includes(entry));
-    expect(left).toHaveLength(1);
-    expect(left[0]).toContain('under-way');
-    expect(await storage.removeLeftoverUploads!(new Date(Date.now() + 1000))).toBe(1);
+    expect(left.map((entry) => /slow-but-going|just-begun|cut-by-kill/.exec(entry)?.[0]).sort()).toEqual(['just-begun', 'slow-but-going']);
+    expect(await storage.removeLeftoverUploads!(new Date(Date.now() + 1000))).toBe(2);
     expect(await listObjects()).toEqual(before);
   });
 

@@ -3,6 +3,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   ListMultipartUploadsCommand,
+  ListPartsCommand,
   NoSuchKey,
   NoSuchUpload,
   paginateListObjectsV2,
@@ -115,10 +116,12 @@ export class S3Storage implements FileStorage {
   }
 
   /**
-   * Aborts the multipart uploads under the prefix started before `writtenBefore`: what a process
-   * killed mid-upload leaves (lib-storage aborts the upload itself when only the body fails). S3
-   * keeps, and bills, their parts until someone does; a bucket lifecycle rule
-   * (AbortIncompleteMultipartUpload) does the same on AWS, but not every S3-compatible server has one.
+   * Aborts the multipart uploads under the prefix not written to since `writtenBefore` (started
+   * before it, and no part uploaded after it): what a process killed mid-upload leaves (lib-storage
+   * aborts the upload itself when only the body fails). S3 keeps, and bills, their parts until
+   * someone does. A slow upload that has run longer than the grace still sends parts, so it is left
+   * alone, as a local `.part` still written to is. A bucket lifecycle rule
+   * (AbortIncompleteMultipartUpload) does the like on AWS, by start time only.
    */
   async removeLeftoverUploads(writtenBefore: Date): Promise<number> {
     const { bucket: Bucket, prefix: Prefix } = this.options;
@@ -129,6 +132,8 @@ export class S3Storage implements FileStorage {
       for (const { Key, UploadId, Initiated } of page.Uploads ?? []) {
         if (!Key || !UploadId || !Initiated || Initiated >= writtenBefore) continue;
         try {
+          const lastPart = await this.lastPartWritten(Key, UploadId);
+          if (lastPart && lastPart >= writtenBefore) continue;
           await this.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId }));
           removed++;
         } catch (error) {
@@ -138,6 +143,18 @@ export class S3Storage implements FileStorage {
       }
       if (!page.IsTruncated) return removed;
       markers = { KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker };
+    }
+  }
+
+  /** When the newest part of a multipart upload was uploaded; undefined when it has none. */
+  private async lastPartWritten(Key: string, UploadId: string): Promise<Date | undefined> {
+    let newest: Date | undefined;
+    let PartNumberMarker: string | undefined;
+    for (;;) {
+      const page = await this.client.send(new ListPartsCommand({ Bucket: this.options.bucket, Key, UploadId, PartNumberMarker }));
+      for (const { LastModified } of page.Parts ?? []) if (LastModified && (!newest || LastModified > newest)) newest = LastModified;
+      if (!page.IsTruncated) return newest;
+      PartNumberMarker = page.NextPartNumberMarker;
     }
   }
 
