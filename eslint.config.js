@@ -98,6 +98,11 @@ export default tseslint.config(
     },
   },
   {
+    // The web console runs in the browser.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  {
     // The types plugin's entry is CommonJS because the Nest CLI loads compiler plugins with require().
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs' },

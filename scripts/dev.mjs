@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run start:dev`: compiles apps/ and libs/ to dist/ with SWC in watch mode and runs the server
-// under `node --watch-path`, which restarts it after each change. The server is
+// under `node --watch-path`, which restarts it after each change; Vite rebuilds the web console
+// (apps/console, into dist/console) on each save, which the server serves as it is: reload the page. The server is
 // apps/server/src/main.ts, or the entry file SERVER_ENTRY names (see server-entry.mjs). The packaged
 // tools' types (metadata.ts) are written first and again after each change of a source.
 //
@@ -39,6 +40,11 @@ const compiler = spawn(process.execPath, [swcCli, 'apps', 'libs', 'metadata.ts',
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let server;
+// The console's page is read at each request and never cached, so a rebuild shows at the next reload.
+const consoleBuilder = spawn(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--watch', '-c', 'apps/console/vite.config.ts'], {
+  cwd: root,
+  stdio: ['ignore', 'inherit', 'inherit'],
+});
 
 compiler.stdout.on('data', (chunk) => {
   const text = String(chunk);
@@ -68,6 +74,7 @@ function stop(code) {
   for (const watcher of sourceWatchers) watcher.close();
   clearTimeout(typesTimer);
   compiler.kill('SIGTERM');
+  consoleBuilder.kill('SIGTERM');
   server?.kill('SIGTERM');
   process.exitCode = code;
 }

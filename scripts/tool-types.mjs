@@ -15,13 +15,15 @@ import ts from 'typescript';
 
 const root = resolve(import.meta.dirname, '..');
 
-/** The sources of `folders` without specs and tests: for the build, what .swcrc compiles. */
+/** The sources of `folders` without specs, tests and the console: for the build, what .swcrc compiles. */
 function sourcesOf(folders) {
   const sources = [];
   for (const top of folders) {
     for (const entry of readdirSync(join(root, top), { recursive: true, withFileTypes: true })) {
       const path = join(entry.parentPath, entry.name);
       const posix = relative(root, path).split(sep).join('/');
+      // The console (apps/console) is a browser app that Vite builds; it declares no tools.
+      if (posix.startsWith('apps/console/')) continue;
       if (entry.isFile() && posix.endsWith('.ts') && !posix.endsWith('.d.ts') && !posix.endsWith('.spec.ts') && !posix.includes('/test/')) sources.push(path);
     }
   }

@@ -3,18 +3,23 @@ import { ConfigModule } from '@nestjs/config';
 import { TerminusModule } from '@nestjs/terminus';
 import { AuthModule } from '@app/auth';
 import { CommonModule, resourceMetadataUrl } from '@app/common';
-import { DatabaseModule } from '@app/database';
+import { DatabaseModule, DeploymentModule } from '@app/database';
 import { ConversationsModule } from '@app/conversations';
 import { FilesModule } from '@app/files';
 import { HealthModule } from '@app/health';
 import { McpModule, McpRequestStateModule, McpTasksModule, ToolDirectoriesModule } from '@app/mcp';
 import { MemoryModule } from '@app/memory';
-import { OAuthModule } from '@app/oauth';
+import { ConsoleSignInModule, OAuthModule } from '@app/oauth';
 import { ToolsModule } from '@app/tools';
 import { AdminToolsController } from './admin-tools.controller.js';
+import { SIGN_IN_METHODS, SignInMethodsController } from './console/sign-in-methods.controller.js';
 import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
+import { AdminOverviewController } from './overview/admin-overview.controller.js';
+import { AdminTasksController } from './tasks/admin-tasks.controller.js';
+import { TasksController } from './tasks/tasks.controller.js';
+import { ToolsController } from './tools/tools.controller.js';
 import { loggingModule } from './logging.js';
 import { MetricsController, MetricsPort } from './metrics.js';
 
@@ -56,6 +61,8 @@ export class AppModule {
           tracing: { enabled: config.TRACING, serviceName: 'mirobody' },
         }),
         DatabaseModule.forRoot({ ...config.database, dataDir: config.DATA_DIR }),
+        // This instance's reports and the database probe, for the admin overview.
+        DeploymentModule,
         TerminusModule,
         McpModule.forRoot(
           {
@@ -67,18 +74,30 @@ export class AppModule {
           // The caller resolver, rate limit and access log `/mcp` takes; the tasks extension.
           [AuthModule, McpTasksModule],
         ),
+        // Also the app's own: the task routes read and cancel tasks.
+        McpTasksModule,
         AuthModule,
         FilesModule,
         MemoryModule,
         HealthModule,
         ConversationsModule,
         ...(config.auth.oauthMode === 'builtin' ? [OAuthModule.register()] : []),
+        ...(config.oauth.identityProvider.issuer ? [ConsoleSignInModule.register()] : []),
         ToolsModule,
         ...(extensions.imports ?? []),
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register({ ...config.toolDirectories, imports: toolDirectoryImports })] : []),
       ],
-      controllers: [HealthController, AdminToolsController, ...(config.METRICS_TOKEN ? [MetricsController] : [])],
-      providers: [GracefulShutdown, MetricsPort],
+      controllers: [
+        HealthController,
+        AdminToolsController,
+        SignInMethodsController,
+        AdminOverviewController,
+        TasksController,
+        AdminTasksController,
+        ToolsController,
+        ...(config.METRICS_TOKEN ? [MetricsController] : []),
+      ],
+      providers: [GracefulShutdown, MetricsPort, { provide: SIGN_IN_METHODS, useValue: { oidc: !!config.oauth.identityProvider.issuer, link: true } }],
     };
   }
 }

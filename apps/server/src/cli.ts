@@ -1,12 +1,13 @@
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { signToken } from '@app/auth';
+import { createConsoleLink, signToken } from '@app/auth';
 import { CATALOG_FORMATS, registerToolModuleHooks, type CatalogFormat, type ExploreLog } from '@app/mcp';
 import { ConfigError, loadAppConfig } from './config.js';
 import { catalogFromConfig } from './tool-catalog.js';
 
 export const USAGE = [
   'Usage: npm run cli -- token --sub <subject> [--email <address>] [--name <name>] [--admin] [--ttl 1h]',
+  '       npm run cli -- console-link --email <address> [--sub <subject>] [--name <name>] [--admin]',
   `       npm run cli -- tools [--format ${CATALOG_FORMATS.join('|')}] [--agent <name>]`,
 ].join('\n');
 
@@ -15,8 +16,9 @@ export const HELP = `Operator commands for Mirobody; they need no running server
 Usage: npm run -s cli -- <command> [options]      (in the image: node dist/apps/server/src/cli.js <command>)
 
 Commands:
-  token    print a JWT for a user, signed with the server's HS256 secret
-  tools    print the tool catalog this configuration serves (MCP, OpenAI or Gemini format), per agent
+  token         print a JWT for a user, signed with the server's HS256 secret
+  console-link  print a one-time link that signs a user in to the web console (works while the server runs)
+  tools         print the tool catalog this configuration serves (MCP, OpenAI or Gemini format), per agent
 
 Run \`npm run -s cli -- <command> --help\` for a command's options.
 `;
@@ -43,6 +45,21 @@ directories) serves, as GET /admin/tools answers it. Start-up messages of the to
 Options:
   --format <format>  ${CATALOG_FORMATS.join(', ')} (default mcp)
   --agent <name>     only the tools that agent's ALLOWED_TOOLS_*/DISALLOWED_TOOLS_* lists let it see
+  -h, --help         this text
+`;
+
+export const CONSOLE_LINK_HELP = `Usage: npm run -s cli -- console-link --email <address> [options]
+
+Prints a link that signs the user in to the web console at PUBLIC_BASE_URL/console: it works once,
+within 10 minutes. It is signed with SIGNING_SECRET, or else with the key the server generated in
+DATA_DIR/console-link-key, so the server need not be stopped. The user is the one \`token --sub\` names
+(the same subject, the e-mail by default); the operator vouches for the address, so ADMIN_EMAILS applies.
+
+Options:
+  --email <address>  the user's e-mail (required)
+  --sub <subject>    the user's stable id (default: the e-mail)
+  --name <name>      display name
+  --admin            adds the admin role for this session
   -h, --help         this text
 `;
 
@@ -74,7 +91,9 @@ export async function runCli(
   if (command === 'help' || command === '--help' || command === '-h') return HELP.trimEnd();
   if (command === 'token' && wantsHelp(rest)) return TOKEN_HELP.trimEnd();
   if (command === 'tools' && wantsHelp(rest)) return TOOLS_HELP.trimEnd();
+  if (command === 'console-link' && wantsHelp(rest)) return CONSOLE_LINK_HELP.trimEnd();
   if (command === 'tools') return tools(rest, environment, configDir, log);
+  if (command === 'console-link') return consoleLink(rest, environment, configDir);
   if (command !== 'token') throw usageError(command ? `Unknown command "${command}" (try --help)` : 'No command given (try --help)');
   let values: { sub?: string; email?: string; name?: string; admin?: boolean; ttl?: string };
   try {
@@ -95,6 +114,33 @@ export async function runCli(
     );
   } catch (error) {
     // A bad --ttl, or JWKS mode, where there is no key to sign with.
+    throw new CliError((error as Error).message, 1);
+  }
+}
+
+/** `console-link`: a one-time sign-in link to the console, for the user the options name. */
+function consoleLink(args: string[], environment: Record<string, string | undefined>, configDir: string | undefined): string {
+  let values: { email?: string; sub?: string; name?: string; admin?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: { email: { type: 'string' }, sub: { type: 'string' }, name: { type: 'string' }, admin: { type: 'boolean' } },
+      strict: true,
+    }));
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+  if (!values.email) throw usageError('--email is required');
+  const config = loadAppConfig(environment, { configDir });
+  try {
+    const { url } = createConsoleLink(config.auth, config.PUBLIC_BASE_URL, {
+      email: values.email,
+      ...(values.sub ? { subject: values.sub } : {}),
+      ...(values.name ? { name: values.name } : {}),
+      ...(values.admin ? { admin: true } : {}),
+    });
+    return url;
+  } catch (error) {
     throw new CliError((error as Error).message, 1);
   }
 }

@@ -287,16 +287,17 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
   // NODE_ENV is no config key but decides what production demands.
   const env = { ...layered(environment, options.configDir), NODE_ENV: environment.NODE_ENV };
   const server = serverConfig.load(env);
+  const common = commonConfig.load(env);
   return {
     version: packageVersion(),
     ...server,
     // The OpenTelemetry SDK reads its OTEL_* variables from the environment itself; they are no config keys.
     TRACING: tracingRequested(environment),
-    common: commonConfig.load(env),
+    common,
     database: databaseConfig.load(env),
     mcp: mcpConfig.load(env),
     tasks: mcpTasksConfig.load(env),
-    auth: { ...authConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR },
+    auth: { ...authConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR, signingSecret: common.signingSecret },
     oauth: oauthConfig.load(env),
     toolDirectories: toolDirectoriesConfig.load(env),
     memory: memoryConfig.load(env),

@@ -16,6 +16,7 @@ import { recordHttpSpans } from './http-spans.js';
 import { recordHttpMetrics } from './metrics.js';
 import { answerRefusedTarget, echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
+import { serveConsole } from './console/serve-console.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(config: AppConfig, options: AppExtensions & { logger?: false } = {}): Promise<NestFastifyApplication> {
@@ -42,6 +43,7 @@ export async function createApp(config: AppConfig, options: AppExtensions & { lo
     ...(silent ? { logger: false } : { bufferLogs: true }),
   });
   serveOpenApi(app, config.version);
+  await serveConsole(app);
   recordHttpMetrics(adapter.getInstance(), app.get(Metrics));
   const traceIdOf = recordHttpSpans(adapter.getInstance(), app.get(Tracing));
   if (!silent) {

@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { API_TAGS } from '@app/common';
 import { JWT_SCHEME, MCP_SECRET_SCHEME, SECRET_PREFIX } from '@app/auth';
-import { MCP_RATE_LIMIT, type McpRateLimit } from '@app/mcp';
+import { countedAgainstBudget } from './public-route-limit.js';
 
 /**
  * An operation's id, `memories_list` for `MemoriesController.list`: the controller's name less
@@ -58,16 +57,7 @@ export const OPENAPI_ROUTES = ['/openapi.json', '/docs', ...Object.keys(UI_FILES
 export function serveOpenApi(app: NestFastifyApplication, version: string): void {
   let document: OpenAPIObject | undefined;
   const fastify = app.getHttpAdapter().getInstance();
-  // Public routes count against the address's anonymous budget like every other (the REST ones through @Public()).
-  const limiter = app.get<McpRateLimit>(MCP_RATE_LIMIT, { strict: false });
-  const onRequest = async (request: FastifyRequest, reply: FastifyReply) => {
-    const verdict = await limiter.admit(request);
-    if (verdict.allowed) return;
-    await reply
-      .code(429)
-      .header('retry-after', String(verdict.retryAfterSeconds))
-      .send({ statusCode: 429, message: `Too many requests: try again in ${verdict.retryAfterSeconds} s` });
-  };
+  const onRequest = countedAgainstBudget(app);
   fastify.get('/openapi.json', { onRequest }, async (_request, reply) =>
     reply.type('application/json').send((document ??= buildOpenApiDocument(app, version))),
   );

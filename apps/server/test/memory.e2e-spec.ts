@@ -159,17 +159,24 @@ describe('/api/memories', () => {
     expect((await call('GET', '/api/memories?cursor=forged', tokens.alice)).body.fields).toEqual({ cursor: expect.any(String) });
   });
 
-  it("answers 404 alike for another user's id, a missing id and a malformed one, on every route", async () => {
+  it("answers 404 alike for another user's id and a missing one, and 400 naming the id for one that is no UUID, on every route", async () => {
     const { body } = await call('POST', '/api/memories', tokens.alice, { text: 'Alice is saving for a sailing boat' });
     const aliceMemory = body.memory.id as string;
-    for (const id of [aliceMemory, randomUUID(), 'not-an-id', aliceMemory.toUpperCase()]) {
-      for (const [method, payload] of [
-        ['GET', undefined],
-        ['PATCH', { kind: 'episode' }],
-        ['DELETE', undefined],
-      ] as const) {
+    const routes = [
+      ['GET', undefined],
+      ['PATCH', { kind: 'episode' }],
+      ['DELETE', undefined],
+    ] as const;
+    for (const id of [aliceMemory, randomUUID(), aliceMemory.toUpperCase()]) {
+      for (const [method, payload] of routes) {
         const answer = await call(method, `/api/memories/${id}`, tokens.bob, payload);
         expect([method, id, answer.status, answer.body.message]).toEqual([method, id, 404, `No memory with id ${id}`]);
+      }
+    }
+    for (const id of ['not-an-id', `${aliceMemory}0`, aliceMemory.slice(1)]) {
+      for (const [method, payload] of routes) {
+        const answer = await call(method, `/api/memories/${id}`, tokens.bob, payload);
+        expect([method, id, answer.status, answer.body.fields]).toEqual([method, id, 400, { id: 'must be a UUID' }]);
       }
     }
     expect((await call('GET', '/api/memories/export', tokens.bob)).body.memories.map((memory: { text: string }) => memory.text)).not.toContain(

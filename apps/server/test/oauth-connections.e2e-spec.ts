@@ -26,8 +26,10 @@ async function userId(token: string): Promise<string> {
   return (await rest('GET', '/api/me/export', token)).json.userId;
 }
 
-const connect = async (owner: string, scopes: string[] = ['memory:read'], clientId = CLAUDE): Promise<IssuedTokens> =>
-  connections.connect({ userId: owner, clientId, clientName: 'Claude', clientVerified: true, scopes, resource, issuer });
+/** A connection's first tokens, as the code exchange issues them (always with a refresh token). */
+const connect = async (owner: string, scopes: string[] = ['memory:read'], clientId = CLAUDE): Promise<Required<IssuedTokens>> =>
+  (await connections.connect({ userId: owner, clientId, clientName: 'Claude', clientVerified: true, scopes, resource, issuer }))
+    .tokens as Required<IssuedTokens>;
 
 const whoamiStatus = async (accessToken: string) =>
   (
@@ -103,7 +105,7 @@ describe('refresh tokens', () => {
       new InvalidGrantError('The refresh token was used before: the connection is revoked, sign in again'),
     );
     expect(await whoamiStatus(second.access_token)).toBe(401);
-    await expect(connections.refresh(second.refresh_token, CLAUDE, issuer)).rejects.toThrow(InvalidGrantError);
+    await expect(connections.refresh(second.refresh_token!, CLAUDE, issuer)).rejects.toThrow(InvalidGrantError);
   });
 
   it('are refused for another client, which does not spend them', async () => {
@@ -201,7 +203,7 @@ describe('signing keys', () => {
       const rotatedConnections = rotated.app.get(ConnectionsService);
       expect((await rotatedConnections.publicKeys()).keys.map((key) => key.kid)).toEqual(['new-key', old.kid]);
       const kim = (await (await fetch(new URL('/api/me/export', rotated.url), { headers: bearer(await jwt('kim')) })).json()).userId as string;
-      const issued = await rotatedConnections.connect({
+      const { tokens: issued } = await rotatedConnections.connect({
         userId: kim,
         clientId: CLAUDE,
         clientName: 'Claude',

@@ -18,6 +18,8 @@ const OPERATION_IDS: Record<string, string> = {
   'get /api/files': 'files_list',
   'get /api/files/{key}': 'files_get',
   'get /api/files/{key}/content': 'files_download',
+  'get /api/files/{key}/text': 'files_readText',
+  'post /api/files/{key}/extraction': 'files_rerunExtraction',
   'delete /api/files/{key}': 'files_delete',
   'get /files/signed/{token}': 'signedFile_download',
   'post /api/fhir/Observation': 'fhir_createObservation',
@@ -43,6 +45,10 @@ const OPERATION_IDS: Record<string, string> = {
   'post /api/invitations/{invitationId}/decline': 'invitations_decline',
   'get /api/conversations': 'conversations_list',
   'delete /api/conversations/{conversationId}': 'conversations_remove',
+  'get /api/tasks': 'tasks_list',
+  'post /api/tasks/{id}/cancel': 'tasks_cancel',
+  'get /api/tools': 'tools_list',
+  'post /api/tools/{name}/call': 'tools_call',
   'post /api/mcp-secrets': 'mcpSecrets_create',
   'get /api/mcp-secrets': 'mcpSecrets_list',
   'delete /api/mcp-secrets/{id}': 'mcpSecrets_revoke',
@@ -57,14 +63,34 @@ const OPERATION_IDS: Record<string, string> = {
   'delete /admin/users/{id}': 'adminUsers_erase',
   'get /admin/users/{id}/connections': 'adminUsers_connections',
   'delete /admin/users/{id}/connections/{connectionId}': 'adminUsers_revokeConnection',
+  'get /admin/users/{id}/mcp-secrets': 'adminUsers_mcpSecrets',
+  'delete /admin/users/{id}/mcp-secrets/{secretId}': 'adminUsers_revokeMcpSecret',
+  'get /admin/users/{id}/export': 'adminUsers_export',
+  'get /admin/connections': 'adminConnections_list',
+  'get /admin/oauth-clients': 'adminOAuthClients_list',
   'get /admin/audit': 'adminAudit_list',
+  'get /admin/audit/export': 'adminAudit_export',
   'get /admin/users/{userId}/memories': 'adminMemories_list',
+  'get /admin/users/{userId}/memories/{id}': 'adminMemories_get',
+  'patch /admin/users/{userId}/memories/{id}': 'adminMemories_update',
   'delete /admin/users/{userId}/memories/{id}': 'adminMemories_removeOne',
   'delete /admin/users/{userId}/memories': 'adminMemories_eraseAll',
   'get /admin/users/{userId}/files': 'adminFiles_list',
+  'get /admin/users/{userId}/files/{key}': 'adminFiles_get',
+  'get /admin/users/{userId}/files/{key}/content': 'adminFiles_download',
+  'get /admin/users/{userId}/files/{key}/text': 'adminFiles_readText',
+  'post /admin/users/{userId}/files/{key}/extraction': 'adminFiles_rerunExtraction',
+  'get /admin/files': 'adminFiles_listAll',
+  'get /admin/overview': 'adminOverview_get',
+  'get /admin/tasks': 'adminTasks_list',
+  'post /admin/tasks/{id}/cancel': 'adminTasks_cancel',
   'delete /admin/users/{userId}/files/{key}': 'adminFiles_deleteOne',
   'delete /admin/users/{userId}/files': 'adminFiles_eraseAll',
   'get /admin/tools': 'adminTools_catalog',
+  'post /console/sign-in/link': 'consoleSession_redeemLink',
+  'get /api/console/session': 'consoleSession_session',
+  'delete /api/console/session': 'consoleSession_signOut',
+  'get /console/sign-in/methods': 'signInMethods_list',
   'get /.well-known/oauth-protected-resource': 'protectedResource_metadata',
   'get /.well-known/oauth-protected-resource/mcp': 'protectedResource_mcpMetadata',
   'get /health/live': 'health_live',
@@ -87,7 +113,9 @@ let declaredTags: { name: string; description?: string }[];
 let operations: Operation[];
 
 beforeAll(async () => {
-  running = await startApp({ JWT_SECRET: TEST_JWT_SECRET });
+  // With the built-in authorization server, whose admin route (`/admin/oauth-clients`) exists only then; its
+  // identity provider is not asked anything before a sign-in, so none needs to listen.
+  running = await startApp({ JWT_SECRET: TEST_JWT_SECRET, OAUTH_MODE: 'builtin', OIDC_ISSUER: 'http://127.0.0.1:9', OIDC_CLIENT_ID: 'openapi-conventions' });
   const document = (await (await fetch(new URL('/openapi.json', running.url))).json()) as {
     tags?: { name: string; description?: string }[];
     paths: Record<string, Record<string, Omit<Operation, 'route'>>>;

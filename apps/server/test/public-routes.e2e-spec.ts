@@ -47,7 +47,8 @@ describe('every route anyone may call', () => {
       }
     }
     // The OpenAPI document and Swagger UI are Fastify routes of their own, outside the controllers.
-    for (const path of OPENAPI_ROUTES) {
+    // So are the web console's page and files.
+    for (const path of [...OPENAPI_ROUTES, '/console', '/console/users/some-user', '/console/assets/made-up.js']) {
       const statuses = await untilLimited(app, 'GET', path);
       if (statuses.at(-1) !== 429) unlimited.push(`GET ${path}: ${statuses.join(', ')}`);
     }

@@ -75,5 +75,6 @@ describe('README.md', () => {
       '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\\"echo\\":\\"hi\\"}"}],"structuredContent":{"echo":"hi"}}}',
     );
     expect(run.stdout).toMatch(/"secret":"mrb_sk_/);
+    expect(run.stdout).toContain(`http://127.0.0.1:${env.PORT}/console/sign-in/link#`);
   }, 150_000);
 });

@@ -34,6 +34,10 @@ export const authConfig = defineConfigSection({
     MCP_SECRETS_MAX_PER_USER: int(20, { min: 1, max: 10_000 }),
     /** How long the access log keeps a call; 0 keeps calls forever. */
     ACCESS_LOG_RETENTION: duration(90 * 86400, { minSeconds: 0, maxSeconds: 100 * 366 * 86400, unitRequired: true }),
+    /** A web console session ends after this long without a request... */
+    CONSOLE_SESSION_IDLE: duration(3600, { minSeconds: 60, maxSeconds: 7 * 86400, unitRequired: true }),
+    /** ...and this long after its sign-in in any case. */
+    CONSOLE_SESSION_LIFETIME: duration(12 * 3600, { minSeconds: 300, maxSeconds: 30 * 86400, unitRequired: true }),
   },
   validate: (values, env) => {
     const jwksUrl = httpUrl(values.JWKS_URL, 'JWKS_URL');
@@ -53,6 +57,8 @@ export const authConfig = defineConfigSection({
     if (jwksUrl && !values.JWT_ISSUER) throw new ConfigError('JWT_ISSUER', 'required with JWKS_URL: the issuer whose tokens this server accepts');
     if (jwksUrl && !values.JWT_AUDIENCE.length)
       throw new ConfigError('JWT_AUDIENCE', 'required with JWKS_URL: the audience the identity provider puts in tokens for this server');
+    if (values.CONSOLE_SESSION_IDLE > values.CONSOLE_SESSION_LIFETIME)
+      throw new ConfigError('CONSOLE_SESSION_IDLE', `must not exceed CONSOLE_SESSION_LIFETIME (${values.CONSOLE_SESSION_LIFETIME} s)`);
   },
   toOptions: (values): AuthSectionOptions => ({
     jwtSecret: values.JWT_SECRET,
@@ -74,5 +80,6 @@ export const authConfig = defineConfigSection({
     },
     mcpSecretsMaxPerUser: values.MCP_SECRETS_MAX_PER_USER,
     accessLogRetentionSeconds: values.ACCESS_LOG_RETENTION,
+    consoleSessions: { idleSeconds: values.CONSOLE_SESSION_IDLE, lifetimeSeconds: values.CONSOLE_SESSION_LIFETIME },
   }),
 });

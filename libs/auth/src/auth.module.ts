@@ -8,6 +8,11 @@ import { AddUserStatusAndAdminAudit1796095203000 } from './migrations/1796095203
 import { StoreEmailVerification1796169600000 } from './migrations/1796169600000-store-email-verification.js';
 import { IndexToolCallsByTime1796310000000 } from './migrations/1796310000000-index-tool-calls-by-time.js';
 import { CreateOauthConnections1796450062000 } from './migrations/1796450062000-create-oauth-connections.js';
+import { CreateConsoleSessions1797300100000 } from './migrations/1797300100000-create-console-sessions.js';
+import { StoreUserRoles1797300200000 } from './migrations/1797300200000-store-user-roles.js';
+import { IndexAdminAuditFilters1797300300000 } from './migrations/1797300300000-index-admin-audit-filters.js';
+import { RecordToolCallOutcomes1797400200000 } from './migrations/1797400200000-record-tool-call-outcomes.js';
+import { StoreConnectionProviderGrants1797410000000 } from './migrations/1797410000000-store-connection-provider-grants.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { UserDataModule } from './user-data/user-data.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -32,6 +37,11 @@ import { UsersModule } from './users/users.module.js';
         StoreEmailVerification1796169600000,
         IndexToolCallsByTime1796310000000,
         CreateOauthConnections1796450062000,
+        CreateConsoleSessions1797300100000,
+        StoreUserRoles1797300200000,
+        IndexAdminAuditFilters1797300300000,
+        RecordToolCallOutcomes1797400200000,
+        StoreConnectionProviderGrants1797410000000,
       ],
     }),
     UsersModule,

@@ -60,10 +60,14 @@ export interface AuthModuleOptions {
    * how long an instance not told of an erasure may still act for the erased user's id.
    */
   knownUserTtlMs?: number;
+  /** The web console's sessions: how long one lasts without a request, and at most. */
+  consoleSessions: { idleSeconds: number; lifetimeSeconds: number };
+  /** `SIGNING_SECRET`, the key of one-time console links; without it a key is generated in `dataDir`. */
+  signingSecret?: string;
 }
 
 /** What `authConfig` gives: everything but what the app itself decides. */
-export type AuthSectionOptions = Omit<AuthModuleOptions, 'publicBaseUrl' | 'dataDir'>;
+export type AuthSectionOptions = Omit<AuthModuleOptions, 'publicBaseUrl' | 'dataDir' | 'signingSecret'>;
 
 export const AUTH_OPTIONS = Symbol('AUTH_OPTIONS');
 

@@ -26,6 +26,8 @@ export function hashSecret(secret: string): string {
 const MCP_SECRET_ROUTE = '/mcp/:secret';
 
 export type PresentedCredential = { kind: 'jwt' | 'secret'; token: string };
+/** What a request is counted by in the rate limits: a bearer credential, or the web console's session cookie. */
+export type CountedCredential = PresentedCredential | { kind: 'console'; token: string };
 
 /**
  * The credential a request carries: `Authorization: Bearer <token>`, or a secret in the path of
@@ -65,6 +67,6 @@ function bearerToken(authorization: string | undefined): string | undefined {
 }
 
 /** A key for a credential that does not keep the credential itself (rate-limit counters may live in Redis). */
-export function credentialKey(credential: PresentedCredential): string {
+export function credentialKey(credential: CountedCredential): string {
   return hashSecret(credential.token).slice(0, 32);
 }

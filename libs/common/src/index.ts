@@ -52,6 +52,7 @@ export { ErrorFilter, JSON_RPC_ROUTE_CONFIG, JSON_RPC_SERVER_ERROR, type ErrorBo
 export { createValidationPipe, fieldProblems, invalidRequest, Omittable } from './rest/validation.js';
 export { checkedJsonText, jsonBodyText, keepJsonBodyText } from './rest/json-body.js';
 export { UuidParamPipe } from './rest/uuid-param.pipe.js';
+export { isUuid } from './uuid.js';
 export { HOURLY_AFTER_START, PeriodicJob, type PeriodicJobTiming } from './periodic-job.js';
 export { API_TAGS, ApiTag, type ApiTagName } from './rest/api-tags.js';
 export { PublicAddress, type RequestAddress } from './public-address.js';

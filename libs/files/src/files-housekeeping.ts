@@ -1,8 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, LessThan, type Repository } from 'typeorm';
+import { In, type Repository } from 'typeorm';
+import { describeError, PeriodicJob } from '@app/common';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
-import { FileExtraction } from './extraction/file-extraction.js';
+import { ExtractionRuns } from './extraction/extraction-runs.js';
 import { FILES_OPTIONS, type FilesModuleOptions } from './files.options.js';
 import { FILE_STORAGE, type FileStorage } from './storage/file-storage.js';
 
@@ -20,28 +21,28 @@ const KEYS_PER_QUERY = 500;
 @Injectable()
 export class FilesHousekeeping implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('FilesHousekeeping');
-  private timer?: NodeJS.Timeout;
-  private sweeping: Promise<void> = Promise.resolve();
-  private stopping = false;
+  /** At once, then every grace period; one round at a time, a slow one never queued behind itself. */
+  private readonly job: PeriodicJob;
 
   constructor(
     @InjectRepository(StoredFileEntity) private readonly files: Repository<StoredFileEntity>,
     @Inject(FILE_STORAGE) private readonly storage: FileStorage,
     @Inject(FILES_OPTIONS) private readonly options: FilesModuleOptions,
-    private readonly extraction: FileExtraction,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.sweeping = this.sweep();
-    this.timer = setInterval(() => {
-      this.sweeping = this.sweeping.then(() => this.sweep());
-    }, this.graceMs).unref();
+    private readonly extractions: ExtractionRuns,
+  ) {
+    this.job = new PeriodicJob(
+      { firstDelayMs: 0, intervalMs: this.graceMs },
+      () => this.sweep(),
+      (error) => this.logger.error(`Files housekeeping failed: ${describeError(error)}`),
+    );
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.sweeping;
+  onApplicationBootstrap(): void {
+    this.job.start();
+  }
+
+  onApplicationShutdown(): Promise<void> {
+    return this.job.stop();
   }
 
   /** An extraction older than this is no longer under way anywhere: it outlived its own time limit. */
@@ -49,20 +50,14 @@ export class FilesHousekeeping implements OnApplicationBootstrap, OnApplicationS
     return Math.max(this.options.cleanupGraceSeconds * 1000, this.options.extraction.timeoutMs * 2);
   }
 
-  /** One round of all three; a failure is logged and the next round tries again. */
+  /** One round of all three; on the timer, a failure is logged and the next round tries again. */
   async sweep(): Promise<void> {
     const before = new Date(Date.now() - this.graceMs);
-    try {
-      const uploads = (await this.storage.removeLeftoverUploads?.(before)) ?? 0;
-      const objects = await this.removeOrphanObjects(before);
-      const extractions = await this.finishExtractions(before);
-      if (uploads || objects || extractions) {
-        this.logger.log(
-          `Removed ${uploads} partial upload(s) and ${objects} stored object(s) no file points to; extracted ${extractions} file(s) left pending`,
-        );
-      }
-    } catch (error) {
-      this.logger.error(`Files housekeeping failed: ${error instanceof Error ? error.message : String(error)}`);
+    const uploads = (await this.storage.removeLeftoverUploads?.(before)) ?? 0;
+    const objects = await this.removeOrphanObjects(before);
+    const extractions = await this.finishExtractions(before);
+    if (uploads || objects || extractions) {
+      this.logger.log(`Removed ${uploads} partial upload(s) and ${objects} stored object(s) no file points to; extracted ${extractions} file(s) left pending`);
     }
   }
 
@@ -79,7 +74,7 @@ export class FilesHousekeeping implements OnApplicationBootstrap, OnApplicationS
       batch = [];
     };
     for await (const { objectKey, modifiedAt } of this.storage.listObjects()) {
-      if (this.stopping) break;
+      if (this.job.stopping) break;
       if (modifiedAt >= writtenBefore) continue;
       batch.push(objectKey);
       if (batch.length === KEYS_PER_QUERY) await removeUnknown();
@@ -88,16 +83,22 @@ export class FilesHousekeeping implements OnApplicationBootstrap, OnApplicationS
     return removed;
   }
 
-  /** Runs again, one at a time, the extractions of files uploaded before `uploadedBefore` and still `pending`. */
-  private async finishExtractions(uploadedBefore: Date): Promise<number> {
-    const pending = await this.files.find({ where: { extractionStatus: 'pending', createdAt: LessThan(uploadedBefore) }, order: { createdAt: 'ASC' } });
+  /**
+   * Runs again, one at a time, the extractions still `pending` that were uploaded (or last run)
+   * before `startedBefore`. Each is claimed first, so that another instance's housekeeping, or a
+   * run asked for meanwhile, does not extract the same file as well.
+   */
+  private async finishExtractions(startedBefore: Date): Promise<number> {
+    const pending = await this.files
+      .createQueryBuilder('f')
+      .where(`f.extraction_status = 'pending' AND f.deleted_at IS NULL AND COALESCE(f.extraction_started_at, f.created_at) < :startedBefore`, { startedBefore })
+      .orderBy('f.created_at', 'ASC')
+      .getMany();
     let finished = 0;
     for (const file of pending) {
-      if (this.stopping) break;
-      const { status, text } = await this.extraction.run(file);
-      // Another instance may have finished it meanwhile: only a row still pending is written.
-      const written = await this.files.update({ id: file.id, extractionStatus: 'pending' }, { extractionStatus: status, extractedText: text });
-      if (written.affected) finished++;
+      if (this.job.stopping) break;
+      const claim = await this.extractions.claim(file.id, this.graceMs);
+      if (claim !== undefined && (await this.extractions.run(file, claim)) !== undefined) finished++;
     }
     return finished;
   }

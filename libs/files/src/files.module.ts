@@ -4,15 +4,18 @@ import { AuthModule } from '@app/auth';
 import { optionsFromConfig, Tracing } from '@app/common';
 import { DatabaseModule } from '@app/database';
 import { StoredFileEntity } from './entities/stored-file.entity.js';
+import { ExtractionRuns } from './extraction/extraction-runs.js';
 import { FileExtraction } from './extraction/file-extraction.js';
 import { FilesHousekeeping } from './files-housekeeping.js';
 import { FilesUserData } from './files-user-data.js';
 import { FILES_CONFIG_SECTION, FILES_OPTIONS, SIGNED_FILE_PATH, type FilesModuleOptions } from './files.options.js';
 import { FilesService } from './files.service.js';
 import { AdminFilesController } from './http/admin-files.controller.js';
+import { AllFilesController } from './http/all-files.controller.js';
 import { FilesController } from './http/files.controller.js';
 import { SignedFileController } from './http/signed-file.controller.js';
 import { CreateFiles1796094447000 } from './migrations/1796094447000-create-files.js';
+import { TrackExtractionRuns1797400400000 } from './migrations/1797400400000-track-extraction-runs.js';
 import { FILE_STORAGE, type FileStorage } from './storage/file-storage.js';
 import { FileUrlSigner } from './storage/file-url-signer.js';
 import { LocalDiskStorage } from './storage/local-disk.storage.js';
@@ -43,13 +46,14 @@ async function configuredStorage(options: FilesModuleOptions, signer: FileUrlSig
  * a module whose services use `FilesService` imports this one.
  */
 @Module({
-  imports: [DatabaseModule.forFeature({ entities: [StoredFileEntity], migrations: [CreateFiles1796094447000] }), AuthModule],
-  controllers: [FilesController, AdminFilesController, SignedFileController],
+  imports: [DatabaseModule.forFeature({ entities: [StoredFileEntity], migrations: [CreateFiles1796094447000, TrackExtractionRuns1797400400000] }), AuthModule],
+  controllers: [FilesController, AdminFilesController, AllFilesController, SignedFileController],
   providers: [
     optionsFromConfig(FILES_OPTIONS, FILES_CONFIG_SECTION),
     FileUrlSigner,
     { provide: FILE_STORAGE, inject: [FILES_OPTIONS, FileUrlSigner, Tracing], useFactory: createStorage },
     FileExtraction,
+    ExtractionRuns,
     FilesHousekeeping,
     FileUploader,
     FilesService,

@@ -19,6 +19,36 @@ export interface FileListQuery {
   mime?: string;
 }
 
+/** Extraction states as the admin list filters them: `failed` stands for every `failed: <reason>`. */
+export const EXTRACTION_FILTERS = ['pending', 'failed', 'done', 'none'] as const;
+export type ExtractionFilter = (typeof EXTRACTION_FILTERS)[number];
+
+/** The SQL condition of each filter, as text: the partial index of unfinished extractions matches only its own literals. */
+const EXTRACTION_CONDITIONS: Record<ExtractionFilter, string> = {
+  pending: "f.extraction_status = 'pending'",
+  failed: "f.extraction_status LIKE 'failed:%'",
+  done: "f.extraction_status = 'done'",
+  none: "f.extraction_status = 'none'",
+};
+
+/** The most of a file's extracted text one answer carries (`GET /api/files/:key/text`). */
+export const MAX_TEXT_CHARS = 200_000;
+
+/** A file's extracted text, cut at `MAX_TEXT_CHARS`. */
+export interface FileText {
+  fileKey: string;
+  extractionStatus: string;
+  /** Null when there is none: nothing to extract, not done yet, or failed. */
+  text: string | null;
+  truncated: boolean;
+}
+
+/** A file of any user's, with its owner (the admin list). */
+export interface OwnedFile {
+  file: StoredFileEntity;
+  ownerEmail: string | null;
+}
+
 /** How often a read waiting for an extraction looks again. */
 const EXTRACTION_POLL_MS = 1000;
 
@@ -39,6 +69,8 @@ export type FileForModel =
 /** The message for a key that is unknown, malformed, deleted, or someone else's: all the same. */
 export const FILE_NOT_FOUND = 'File not found.';
 const FILE_KEY = /^[A-Za-z0-9_-]{22}$/;
+/** Every user's files, newest first: the creation time (to the microsecond), then the id. */
+const ALL_FILES_KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 /** A cursor names the order it was issued for, so that it is not read as a place in the other. */
 const KEYSETS = {
   time: [cursorKey.oneOf('time'), cursorKey.instant, cursorKey.uuid],
@@ -86,6 +118,48 @@ export class FilesService implements OnApplicationBootstrap {
     return query.sort === 'time'
       ? toPage(entities, query.limit, KEYSETS.time, (row, index) => ['time' as const, raw[index]!.created_key, row.id])
       : toPage(entities, query.limit, KEYSETS.name, (row) => ['name' as const, row.filename, row.id]);
+  }
+
+  /** Every user's live files, newest first, with their owners' addresses; optionally only those in one state of extraction. */
+  async listAll(query: { limit: number; cursor?: string; extraction?: ExtractionFilter }): Promise<Page<OwnedFile>> {
+    // The users table is auth's: read in SQL, as a lib reads another's tables.
+    const builder = this.files
+      .createQueryBuilder('f')
+      .leftJoin('users', 'owner', 'owner.id = f.user_id')
+      .addSelect('owner.email', 'owner_email')
+      .addSelect(instantKeySql('f.created_at'), 'created_key')
+      .where('f.deleted_at IS NULL');
+    if (query.extraction !== undefined) builder.andWhere(EXTRACTION_CONDITIONS[query.extraction]);
+    if (query.cursor !== undefined) {
+      const [createdAt, id] = decodeCursor(query.cursor, ALL_FILES_KEYSET);
+      builder.andWhere('(f.created_at, f.id) < (CAST(:createdAt AS timestamptz), CAST(:id AS uuid))', { createdAt, id });
+    }
+    const { entities, raw } = await builder
+      .orderBy('f.created_at', 'DESC')
+      .addOrderBy('f.id', 'DESC')
+      .limit(query.limit + 1)
+      .getRawAndEntities<{ created_key: string; owner_email: string | null }>();
+    const owned = entities.map((file, index) => ({ file, ownerEmail: raw[index]!.owner_email, key: raw[index]!.created_key }));
+    return toPage(
+      owned,
+      query.limit,
+      ALL_FILES_KEYSET,
+      (row) => [row.key, row.file.id],
+      ({ file, ownerEmail }) => ({ file, ownerEmail }),
+    );
+  }
+
+  /** The text extracted from the owner's file, cut at `MAX_TEXT_CHARS` (read from the database that far only). */
+  async text(userId: string, fileKey: string): Promise<FileText> {
+    const [row]: { extraction_status: string; text: string | null; truncated: boolean | null }[] = FILE_KEY.test(fileKey)
+      ? await this.files.query(
+          `SELECT extraction_status, left(extracted_text, $3) AS text, length(extracted_text) > $3 AS truncated
+           FROM files WHERE user_id = $1 AND file_key = $2 AND deleted_at IS NULL`,
+          [userId, fileKey, MAX_TEXT_CHARS],
+        )
+      : [];
+    if (!row) throw new NotFoundError(FILE_NOT_FOUND);
+    return { fileKey, extractionStatus: row.extraction_status, text: row.text, truncated: row.truncated === true };
   }
 
   /** The newest of a user's files, for the model's list (`max + 1` tells whether there are more). */

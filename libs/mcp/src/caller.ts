@@ -55,6 +55,13 @@ export interface ToolCallEvent {
   tool: string;
   success: boolean;
   durationMs: number;
+  /** The HTTP request's id (`X-Request-Id`), when the call came with one. */
+  requestId?: string;
+  /**
+   * Why a failed call failed: the tool error's message, or `Internal error` for a failure of the
+   * server's (whose details stay in the log, under the request id); undefined for a success.
+   */
+  error?: string;
 }
 
 /** Receives every `tools/call` by a known caller; must not throw or block (record asynchronously). */

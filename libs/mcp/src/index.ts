@@ -19,7 +19,9 @@ export { type ExploreLog } from './explorer/explore-classes.js';
 export { registerMcpBodyParsers } from './http/mcp-body-parsers.js';
 export { McpModule, type McpModuleSettings } from './mcp.module.js';
 export { McpHttpService } from './http/mcp-http.service.js';
-export { McpRegistry } from './registry/mcp-registry.js';
+export { insufficientScope, McpRegistry } from './registry/mcp-registry.js';
+export type { ArgumentProblem } from './registry/argument-validator.js';
+export type { TaskSupportLevel, ToolSummary } from './registry/tool-summaries.js';
 export { offlineCatalog } from './registry/offline-catalog.js';
 export { CATALOG_FORMATS, type CatalogFormat, type ToolCatalog } from './registry/tool-catalog.js';
 export { fail, ok, type ToolResult } from './registry/tool-result.js';
@@ -35,5 +37,6 @@ export { toolDirectoriesConfig } from './tool-directories/tool-directories.confi
 export { mcpConfig } from './mcp.config.js';
 export { McpTasksModule } from './tasks/mcp-tasks.module.js';
 export { McpTasks } from './tasks/mcp-tasks.service.js';
+export { isTaskId, McpTaskQueries, ownerKeyOf, TASK_STATUSES, taskOwnerOf, type TaskFilter, type TaskView } from './tasks/task-queries.js';
 export { mcpTasksConfig, type McpTasksOptions } from './tasks/tasks.config.js';
-export { TASKS_EXTENSION } from './tasks/task-wire.js';
+export { TASKS_EXTENSION, type TaskStatus } from './tasks/task-wire.js';

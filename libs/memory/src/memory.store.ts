@@ -2,7 +2,18 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository, EntityManager } from 'typeorm';
-import { ConflictError, cursorKey, decodeCursor, instantKeySql, InvalidInputError, NotFoundError, toPage, UnavailableError, type Page } from '@app/common';
+import {
+  ConflictError,
+  cursorKey,
+  decodeCursor,
+  instantKeySql,
+  InvalidInputError,
+  isUuid,
+  NotFoundError,
+  toPage,
+  UnavailableError,
+  type Page,
+} from '@app/common';
 import { EmbeddingFiller } from './embeddings/embedding-filler.js';
 import { EmbeddingsClient, toVectorLiteral } from './embeddings/embeddings-client.js';
 import { MEMORY_KINDS, MEMORY_OPTIONS, type MemoryKind, type MemoryOptions } from './memory.options.js';
@@ -50,7 +61,6 @@ export interface ListQuery {
 /** A `memories` row as the store's queries select it: the same columns the retrievers return. */
 type MemoryRow = CandidateRow;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Newest first: the creation time (to the microsecond), then the id. */
 const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 const COLUMNS = 'id, text, kind, source, created_at, updated_at';
@@ -229,7 +239,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   async get(userId: string, id: string): Promise<MemoryView> {
-    const [row] = UUID.test(id)
+    const [row] = isUuid(id)
       ? await this.memories.query(`SELECT ${COLUMNS} FROM memories WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL`, [id, userId])
       : [];
     if (!row) throw this.notFound(id);
@@ -269,7 +279,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The user's delete: the memory stays in the table (marked) but is never listed or recalled again. */
   async softDelete(userId: string, id: string): Promise<void> {
-    const [rows] = UUID.test(id)
+    const [rows] = isUuid(id)
       ? await this.memories.query('UPDATE memories SET deleted_at = now() WHERE id = $1 AND user_id = $2 AND deleted_at IS NULL RETURNING id', [id, userId])
       : [[]];
     if (!rows?.length) throw this.notFound(id);
@@ -292,7 +302,7 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** An administrator's delete: the row is gone, and the words of the user's vocabulary that only it held. */
   async hardDelete(userId: string, id: string): Promise<void> {
-    const erased = UUID.test(id)
+    const erased = isUuid(id)
       ? await this.memories.manager.transaction(async (manager) => {
           await lockUserWrites(manager, userId);
           const [rows] = await manager.query('DELETE FROM memories WHERE id = $1 AND user_id = $2 RETURNING id', [id, userId]);

@@ -2,14 +2,19 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AuthModule } from '@app/auth';
 import { optionsFromConfig } from '@app/common';
 import { DatabaseModule } from '@app/database';
+import { AdminOAuthClientsController } from './admin/admin-oauth-clients.controller.js';
+import { KnownClients } from './admin/known-clients.service.js';
 import { AuthorizationRequestEntity } from './authorization/authorization-request.entity.js';
 import { AuthorizationService } from './authorization/authorization.service.js';
 import { ClientsService } from './clients/clients.service.js';
+import { IdentityAssertionGrant } from './grants/identity-assertion-grant.js';
+import { UsedAssertionEntity } from './grants/used-assertion.entity.js';
 import { RegisteredClientEntity } from './clients/registered-client.entity.js';
 import { SignInController } from './http/sign-in.controller.js';
 import { TokenController } from './http/token.controller.js';
 import { IdentityProvider } from './identity-provider/identity-provider.js';
 import { CreateOauthServerTables1796540000000 } from './migrations/1796540000000-create-oauth-server-tables.js';
+import { StoreProviderGrants1797410100000 } from './migrations/1797410100000-store-provider-grants.js';
 import { OAuthHousekeeping } from './oauth-housekeeping.js';
 import { OAUTH_CONFIG_SECTION, OAUTH_OPTIONS } from './oauth.options.js';
 
@@ -34,11 +39,22 @@ export class OAuthModule {
     return {
       module: OAuthModule,
       imports: [
-        DatabaseModule.forFeature({ entities: [RegisteredClientEntity, AuthorizationRequestEntity], migrations: [CreateOauthServerTables1796540000000] }),
+        DatabaseModule.forFeature({
+          entities: [RegisteredClientEntity, AuthorizationRequestEntity, UsedAssertionEntity],
+          migrations: [CreateOauthServerTables1796540000000, StoreProviderGrants1797410100000],
+        }),
         AuthModule,
       ],
-      controllers: [TokenController, SignInController],
-      providers: [optionsFromConfig(OAUTH_OPTIONS, OAUTH_CONFIG_SECTION), ClientsService, IdentityProvider, AuthorizationService, OAuthHousekeeping],
+      controllers: [TokenController, SignInController, AdminOAuthClientsController],
+      providers: [
+        optionsFromConfig(OAUTH_OPTIONS, OAUTH_CONFIG_SECTION),
+        ClientsService,
+        IdentityProvider,
+        AuthorizationService,
+        IdentityAssertionGrant,
+        OAuthHousekeeping,
+        KnownClients,
+      ],
     };
   }
 }

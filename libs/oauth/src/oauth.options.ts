@@ -6,18 +6,29 @@ export interface IdentityProviderOptions {
   clientSecret?: string;
   /** Asked for at sign-in; always holds `openid`. */
   scopes: string[];
+  /** The claim (a dotted path) whose values may make a user an admin; unset, a sign-in carries no roles. */
+  rolesClaim?: string;
+  /** The values of `rolesClaim` that make an admin (the `admin` role); the others grant nothing. */
+  adminRoles?: string[];
+  /** Lower-cased domains whose addresses count as verified when the provider sends no `email_verified`. */
+  verifiedEmailDomains: string[];
 }
 
 /** The built-in authorization server's options: `oauthConfig`'s section. */
 export interface OAuthModuleOptions {
   identityProvider: IdentityProviderOptions;
   /**
+   * Issuers whose identity assertion grants (ID-JAG, by the JWT-bearer grant at `/token`) are
+   * taken, their keys found through their discovery documents; empty, the grant is refused.
+   */
+  assertionIssuers: string[];
+  /**
    * Lets the identity provider and client metadata documents be reached over plain http and on
    * loopback or private addresses: a whole sign-in on one machine (development, tests). Refused
    * with `NODE_ENV=production`.
    */
   allowInsecureDev: boolean;
-  /** Dynamic client registrations one client IP address may make per hour (per instance). */
+  /** Dynamic client registrations one client IP address may make per hour (on all instances together with `REDIS_URL`). */
   registrationsPerHour: number;
   /** How long a dynamically registered client lives after its registration or its latest sign-in. */
   clientLifetimeSeconds: number;

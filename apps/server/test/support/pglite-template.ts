@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 
 /**
@@ -21,10 +21,11 @@ const TEMPLATE_TIMEOUT_MS = 90_000;
  * Jest's globalSetup, run once in the parent process (as CommonJS: it imports nothing of the
  * project's); the workers inherit its environment. It also writes the tool types of apps/, libs/
  * and examples/ into metadata.jest.ts (kept when current), as the build writes those of apps/ and
- * libs/ into metadata.ts.
+ * libs/ into metadata.ts, and builds the web console the browser tests open (unless current).
  */
 export default async function globalSetup(): Promise<void> {
   process.stderr.write(execFileSync(process.execPath, ['scripts/tool-types.mjs', '--examples'], { encoding: 'utf8' }));
+  ensureConsoleBuilt();
   if (!process.env.TEST_DATABASE_URL) await createPGliteTemplate();
 }
 
@@ -47,4 +48,25 @@ async function createPGliteTemplate(): Promise<void> {
 export function seedEmbeddedDatabase(dataDir: string): void {
   const template = process.env[TEMPLATE_ENV];
   if (template && existsSync(template)) cpSync(template, join(dataDir, 'pg'), { recursive: true });
+}
+
+function newestChange(path: string): number {
+  const stats = statSync(path);
+  if (!stats.isDirectory()) return stats.mtimeMs;
+  return Math.max(0, ...readdirSync(path).map((name) => newestChange(join(path, name))));
+}
+
+/**
+ * Builds the web console (Vite, into dist/console) unless the build is newer than every file of
+ * apps/console: the browser tests drive the console as `npm run build` makes it. From the
+ * project's root, where Jest runs.
+ */
+function ensureConsoleBuilt(root = process.cwd()): void {
+  const sources = resolve(root, 'apps/console');
+  const page = resolve(root, 'dist/console/index.html');
+  if (existsSync(page) && statSync(page).mtimeMs > newestChange(sources)) return;
+  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '-c', join(sources, 'vite.config.ts')], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }

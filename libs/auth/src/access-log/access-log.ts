@@ -5,7 +5,7 @@ import type { McpCallObserver, ToolCallEvent } from '@app/mcp';
 import { BackgroundWrites } from '@app/common';
 import { ToolCallEntity } from './tool-call.entity.js';
 
-type ToolCallRow = Pick<ToolCallEntity, 'userId' | 'tool' | 'success' | 'durationMs'>;
+type ToolCallRow = Pick<ToolCallEntity, 'userId' | 'tool' | 'success' | 'durationMs' | 'requestId' | 'error'>;
 
 /**
  * How long a batch stays open after its first call. On the embedded database each insert is a
@@ -14,6 +14,14 @@ type ToolCallRow = Pick<ToolCallEntity, 'userId' | 'tool' | 'success' | 'duratio
  * turn; 200 ms batches were no cheaper and, written in one go, tripled p99.
  */
 const BATCH_WINDOW_MS = 50;
+
+/**
+ * An error message as text the database keeps: it may quote what the caller sent, and PostgreSQL
+ * refuses U+0000 and half a surrogate pair, which would fail the whole batch.
+ */
+function storable(error: string | undefined): string | null {
+  return error === undefined ? null : error.replaceAll('\u0000', '\ufffd').toWellFormed();
+}
 
 /**
  * Records each `tools/call` by a known user after the answer has gone; a failed insert is logged.
@@ -33,8 +41,8 @@ export class AccessLog implements McpCallObserver {
     private readonly background: BackgroundWrites,
   ) {}
 
-  toolCalled({ caller, tool, success, durationMs }: ToolCallEvent): void {
-    const row = { userId: caller.userId, tool, success, durationMs: Math.round(durationMs) };
+  toolCalled({ caller, tool, success, durationMs, requestId, error }: ToolCallEvent): void {
+    const row = { userId: caller.userId, tool, success, durationMs: Math.round(durationMs), requestId: requestId ?? null, error: storable(error) };
     if (this.open) {
       this.open.push(row);
       return;
@@ -45,17 +53,25 @@ export class AccessLog implements McpCallObserver {
       await previous;
       await new Promise((resolve) => setTimeout(resolve, BATCH_WINDOW_MS));
       this.open = undefined;
-      // Four array parameters whatever the batch's size: TypeORM's insert builds and scans one
+      // Six array parameters whatever the batch's size: TypeORM's insert builds and scans one
       // parameter per column and row, which cost more than the database's own work here. A user
       // erased since their call has nothing left to log against; their row must not fail the batch.
       // Ids follow the order of the calls.
       await this.calls.query(
-        `INSERT INTO mcp_tool_calls (user_id, tool, success, duration_ms)
-         SELECT call.user_id, call.tool, call.success, call.duration_ms
-         FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::integer[]) WITH ORDINALITY AS call (user_id, tool, success, duration_ms, position)
+        `INSERT INTO mcp_tool_calls (user_id, tool, success, duration_ms, request_id, error)
+         SELECT call.user_id, call.tool, call.success, call.duration_ms, call.request_id, call.error
+         FROM unnest($1::uuid[], $2::text[], $3::boolean[], $4::integer[], $5::text[], $6::text[])
+           WITH ORDINALITY AS call (user_id, tool, success, duration_ms, request_id, error, position)
          WHERE EXISTS (SELECT 1 FROM users WHERE users.id = call.user_id)
          ORDER BY call.position`,
-        [batch.map((call) => call.userId), batch.map((call) => call.tool), batch.map((call) => call.success), batch.map((call) => call.durationMs)],
+        [
+          batch.map((call) => call.userId),
+          batch.map((call) => call.tool),
+          batch.map((call) => call.success),
+          batch.map((call) => call.durationMs),
+          batch.map((call) => call.requestId),
+          batch.map((call) => call.error),
+        ],
       );
     });
   }

@@ -5,6 +5,8 @@ import { UserEntity } from '../users/user.entity.js';
 @Entity('mcp_tool_calls')
 @Index('mcp_tool_calls_user_id_called_at_idx', ['userId', 'calledAt'])
 @Index('mcp_tool_calls_called_at_idx', ['calledAt'])
+// The overview's recent errors, newest first, without reading the successes in between.
+@Index('mcp_tool_calls_errors_idx', ['calledAt'], { where: 'NOT success' })
 export class ToolCallEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;
@@ -27,4 +29,12 @@ export class ToolCallEntity {
 
   @Column('timestamptz', { name: 'called_at', default: () => 'now()' })
   calledAt: Date;
+
+  /** The HTTP request's id (the `X-Request-Id` answered), under which the log holds what went wrong. */
+  @Column('text', { name: 'request_id', nullable: true })
+  requestId: string | null;
+
+  /** Why a failed call failed: the tool error's message, or `Internal error` for a failure of the server's; null for a success. */
+  @Column('text', { nullable: true })
+  error: string | null;
 }

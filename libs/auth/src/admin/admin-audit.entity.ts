@@ -3,6 +3,8 @@ import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 /** One admin action: who, what, on whom, when. Never updated nor deleted by the server. */
 @Entity('admin_audit')
 @Index('admin_audit_target_user_id_idx', ['targetUserId'])
+@Index('admin_audit_actor_id_idx', ['actorId', 'id'])
+@Index('admin_audit_at_idx', ['at'])
 export class AdminAuditEntity {
   @PrimaryGeneratedColumn('increment', { type: 'bigint' })
   id: string;
@@ -13,7 +15,7 @@ export class AdminAuditEntity {
   @Column('text', { name: 'actor_email', nullable: true })
   actorEmail: string | null;
 
-  /** e.g. `user.disable`, `user.erase`. */
+  /** e.g. `user.disable`, `user.erase`: an area, a dot, a verb (the `action` filter's `memories.*` takes an area). */
   @Column('text')
   action: string;
 

@@ -1,21 +1,22 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, NotFoundError, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { Controller, Delete, Get, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
+import { ApiTag, NotFoundError, UuidParamPipe, type UserInfo } from '@app/common';
+import { ConnectionListDto } from '../identity/connections/connection-view.dto.js';
 import { ConnectionsService } from '../identity/connections/connections.service.js';
 import { AdminOnly, CurrentCaller } from '../identity/rest/decorators.js';
-import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, AuditPageDto, UserSearchQueryDto } from './admin.dto.js';
-import { AdminAudit } from './admin-audit.service.js';
+import { UserDataService } from '../user-data/user-data.service.js';
+import { AdminUserDetailDto, AdminUserDto, AdminUserPageDto, UserSearchQueryDto } from './admin.dto.js';
 import { AdminUsers } from './admin-users.service.js';
 
-/** Users and the audit trail, for admins. */
+/** Users, for admins. */
 @ApiTag('admin')
 @Controller('admin')
 @AdminOnly()
 export class AdminController {
   constructor(
     private readonly users: AdminUsers,
-    private readonly audit: AdminAudit,
     private readonly connections: ConnectionsService,
+    private readonly userData: UserDataService,
   ) {}
 
   @Get('users')
@@ -69,8 +70,22 @@ export class AdminController {
     return this.users.erase(admin, id);
   }
 
+  @Get('users/:id/export')
+  @ApiOperation({ summary: 'Download everything the server holds for a user, as their own export', operationId: 'adminUsers_export' })
+  @ApiProduces('application/json')
+  @ApiOkResponse({ description: 'The document `GET /api/me/export` gives the user' })
+  @ApiNotFoundResponse({ description: 'No such user' })
+  async export(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string): Promise<StreamableFile> {
+    const userId = await this.users.audited(admin, id, 'user.export');
+    return new StreamableFile(await this.userData.exportStream(userId), {
+      type: 'application/json',
+      disposition: `attachment; filename="mirobody-export-${userId}.json"`,
+    });
+  }
+
   @Get('users/:id/connections')
   @ApiOperation({ summary: "List a user's connected OAuth clients, revoked ones included", operationId: 'adminUsers_connections' })
+  @ApiOkResponse({ type: ConnectionListDto })
   @ApiNotFoundResponse({ description: 'No such user' })
   async userConnections(@CurrentCaller() admin: UserInfo, @Param('id', UuidParamPipe) id: string) {
     await this.users.audited(admin, id, 'connections.list');
@@ -89,12 +104,5 @@ export class AdminController {
   ): Promise<void> {
     await this.users.audited(admin, id, 'connection.revoke', { connectionId });
     if (!(await this.connections.revoke(id, connectionId))) throw new NotFoundError('No such connection');
-  }
-
-  @Get('audit')
-  @ApiOperation({ summary: 'List the audit trail, newest first', operationId: 'adminAudit_list' })
-  @ApiOkResponse({ type: AuditPageDto })
-  auditTrail(@Query() query: PageQueryDto) {
-    return this.audit.list(query.limit, query.cursor);
   }
 }

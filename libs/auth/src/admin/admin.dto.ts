@@ -18,6 +18,15 @@ export class AdminUserDto {
   @ApiProperty({ type: String, nullable: true }) name: string | null;
   @ApiProperty({ type: String, format: 'date-time' }) createdAt: Date;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) disabledAt: Date | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: "The latest use of any of the user's credentials: a token (to the minute), an MCP secret, a connected client's refresh, a console session",
+  })
+  lastSeenAt: Date | null;
+  @ApiProperty({ type: [String], description: 'The roles their latest token or sign-in carried; `admin` included when ADMIN_EMAILS made them one' })
+  roles: string[];
 }
 
 export class AdminUserPageDto {
@@ -33,19 +42,4 @@ export class AdminUserDetailDto extends AdminUserDto {
     example: { account: 3 },
   })
   counts: Record<string, number>;
-}
-
-export class AuditEntryDto {
-  @ApiProperty() id: string;
-  @ApiProperty({ format: 'uuid' }) actorId: string;
-  @ApiProperty({ type: String, nullable: true }) actorEmail: string | null;
-  @ApiProperty({ example: 'user.disable' }) action: string;
-  @ApiProperty({ type: String, format: 'uuid', nullable: true }) targetUserId: string | null;
-  @ApiProperty({ type: 'object', nullable: true, additionalProperties: true }) detail: Record<string, unknown> | null;
-  @ApiProperty({ type: String, format: 'date-time' }) at: Date;
-}
-
-export class AuditPageDto {
-  @ApiProperty({ type: [AuditEntryDto] }) items: AuditEntryDto[];
-  @ApiProperty({ type: String, nullable: true }) nextCursor: string | null;
 }

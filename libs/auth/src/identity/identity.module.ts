@@ -9,8 +9,13 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module.js';
 import { UsersModule } from '../users/users.module.js';
 import { GENERATED_SECRET_FILE, jwtKeySource } from './jwt/jwt-secret.js';
 import { ConnectionEntity } from './connections/connection.entity.js';
+import { ConsoleCredential } from './console-sessions/console-credential.js';
+import { ConsoleLinkRedemptionEntity, ConsoleSessionEntity } from './console-sessions/console-session.entity.js';
+import { ConsoleSessionController } from './console-sessions/console-session.controller.js';
+import { ConsoleSessions } from './console-sessions/console-sessions.service.js';
 import { ConnectionsController } from './connections/connections.controller.js';
 import { ConnectionsService } from './connections/connections.service.js';
+import { ServerKeys } from './connections/server-keys.js';
 import { RefreshTokenEntity } from './connections/refresh-token.entity.js';
 import { JwtVerifier } from './jwt/jwt-verifier.js';
 import { AuthCallerResolver } from './mcp-caller.resolver.js';
@@ -48,8 +53,9 @@ const passportModule = PassportModule.registerAsync({
 });
 
 /**
- * Credentials: JWTs, personal MCP secrets (`/api/mcp-secrets`) and the connections of the built-in
- * authorization server (`/api/me/connections`, their ES256 tokens), the passport strategies that
+ * Credentials: JWTs, personal MCP secrets (`/api/mcp-secrets`), the connections of the built-in
+ * authorization server (`/api/me/connections`, their ES256 tokens) and the web console's sessions
+ * (its cookie, for `/api` and `/admin` only), the passport strategies that
  * check them, the caller handed to `/mcp` (`CALLER_RESOLVER`), the guards behind
  * `@Authenticated()`/`@AdminOnly()`/`@Public()` and the start-up refusal of unguarded routes, and
  * the RFC 9728 metadata. A module that uses the guards imports this one (through `AuthModule`):
@@ -58,24 +64,37 @@ const passportModule = PassportModule.registerAsync({
 @Module({
   imports: [
     DiscoveryModule,
-    DatabaseModule.forFeature({ entities: [McpSecretEntity, ConnectionEntity, RefreshTokenEntity] }),
+    DatabaseModule.forFeature({ entities: [McpSecretEntity, ConnectionEntity, RefreshTokenEntity, ConsoleSessionEntity, ConsoleLinkRedemptionEntity] }),
     AuthOptionsModule,
     StrategyNamesModule,
     passportModule,
     UsersModule,
     RateLimitModule,
   ],
-  controllers: [McpSecretsController, ConnectionsController, ProtectedResourceController],
+  controllers: [McpSecretsController, ConnectionsController, ProtectedResourceController, ConsoleSessionController],
   providers: [
     { provide: JwtVerifier, inject: [AUTH_OPTIONS], useFactory: createVerifier },
     McpSecretsService,
     ConnectionsService,
+    ServerKeys,
+    ConsoleSessions,
+    ConsoleCredential,
     JwtStrategy,
     McpSecretStrategy,
     CallerGuard,
     RouteRequirements,
     { provide: CALLER_RESOLVER, useClass: AuthCallerResolver },
   ],
-  exports: [passportModule, AuthOptionsModule, RateLimitModule, CallerGuard, CALLER_RESOLVER, ConnectionsService],
+  exports: [
+    passportModule,
+    AuthOptionsModule,
+    RateLimitModule,
+    CallerGuard,
+    CALLER_RESOLVER,
+    ConnectionsService,
+    ServerKeys,
+    ConsoleSessions,
+    ConsoleCredential,
+  ],
 })
 export class IdentityModule {}

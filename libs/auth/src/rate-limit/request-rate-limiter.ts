@@ -5,7 +5,8 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { closeRedis, connectRedis, Metrics } from '@app/common';
 import type { McpRateLimit, RateLimitVerdict } from '@app/mcp';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../auth.options.js';
-import { credentialKey, presentedCredential, type PresentedCredential } from '../credentials.js';
+import { credentialKey, presentedCredential, type CountedCredential } from '../credentials.js';
+import { anySessionTokenIn } from '../console-cookie.js';
 
 const ALLOWED: RateLimitVerdict = { allowed: true };
 
@@ -71,8 +72,19 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
     }
   }
 
+  /**
+   * A budget of its own, `points` per `windowSeconds` per key (an address), counted where the
+   * request limits are: in Redis when `REDIS_URL` is set, so that every instance spends the same
+   * budget (in memory while Redis is away). `name` names it in the counters' keys and in
+   * `rate_limit_refusals_total`. For a route that costs more than a request (`/register`).
+   */
+  budget(name: string, points: number, windowSeconds: number): (key: string) => Promise<RateLimitVerdict> {
+    const limiter = this.limiter(name, points, windowSeconds);
+    return (key) => this.consume(limiter, key, name);
+  }
+
   /** Called once a credential passed verification: its requests count on its own budget from now on. */
-  markVerified(credential: PresentedCredential): void {
+  markVerified(credential: CountedCredential): void {
     if (!this.countsCredentials) return;
     const key = credentialKey(credential);
     if (this.verified.has(key)) return;
@@ -98,11 +110,18 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
   }
 }
 
-/** A malformed Authorization header counts as none here; answering it (401) is the resolver's and the auth guard's job. */
-function credentialIn(request: FastifyRequest): PresentedCredential | undefined {
+/**
+ * The bearer credential, else the console's session cookie. A malformed Authorization header counts
+ * as none here; answering it (401) is the resolver's and the auth guard's job.
+ */
+function credentialIn(request: FastifyRequest): CountedCredential | undefined {
+  let bearer;
   try {
-    return presentedCredential(request);
+    bearer = presentedCredential(request);
   } catch {
     return undefined;
   }
+  if (bearer) return bearer;
+  const sessionToken = anySessionTokenIn(request.headers.cookie);
+  return sessionToken ? { kind: 'console', token: sessionToken } : undefined;
 }

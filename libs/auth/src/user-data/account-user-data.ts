@@ -55,6 +55,8 @@ export class AccountUserData implements UserDataContributorShape, OnModuleInit {
         clientVerified: true,
         scope: true,
         resource: true,
+        roles: true,
+        assertionIssuer: true,
         createdAt: true,
         lastUsedAt: true,
         revokedAt: true,
@@ -63,7 +65,7 @@ export class AccountUserData implements UserDataContributorShape, OnModuleInit {
     });
     const accessLog = await this.calls.find({
       where: { userId },
-      select: { tool: true, success: true, durationMs: true, calledAt: true },
+      select: { tool: true, success: true, durationMs: true, calledAt: true, requestId: true, error: true },
       order: { calledAt: 'ASC', id: 'ASC' },
     });
     const { id, issuer, subject, email, name, createdAt, updatedAt, disabledAt } = user;

@@ -26,6 +26,15 @@ export class AccountStatus {
     return disabled;
   }
 
+  /**
+   * Asks the database, not the few seconds' memory: before a token is issued, so that no instance
+   * issues one to an account another instance disabled a moment ago.
+   */
+  async isDisabledNow(userId: string): Promise<boolean> {
+    this.known.delete(userId);
+    return this.isDisabled(userId);
+  }
+
   /** Sets or clears `disabled_at`; false when there is no such user. */
   async setDisabled(userId: string, disabled: boolean): Promise<boolean> {
     const result = await this.users.update({ id: userId }, { disabledAt: disabled ? () => 'now()' : null });

@@ -24,6 +24,10 @@ export class UserEntity {
   @Column('text', { nullable: true })
   name: string | null;
 
+  /** The roles the latest token or sign-in carried (`admin` included when `ADMIN_EMAILS` made them one); written by `UsersService`. */
+  @Column('text', { array: true, default: () => "'{}'" })
+  roles: string[];
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt: Date;
 

@@ -20,8 +20,11 @@ const KNOWN_USER_TTL_MS = 60_000;
 /** Turns verified credentials into callers, creating each user on their first valid token. */
 @Injectable()
 export class UsersService {
-  /** (issuer, subject, email, name) → user id and when it was confirmed: a repeat token costs no database write. */
-  private readonly known = new Map<string, { id: string; confirmedAt: number }>();
+  /**
+   * (issuer, subject) → user id, what the row was last written with (email, name, roles) and when:
+   * a repeat token costs no database write; one that carries something else writes it at once.
+   */
+  private readonly known = new Map<string, { id: string; written: string; confirmedAt: number }>();
   private readonly adminEmails: Set<string>;
   private readonly knownUserTtlMs: number;
 
@@ -34,34 +37,44 @@ export class UsersService {
   }
 
   async callerFromToken(identity: TokenIdentity): Promise<UserInfo> {
-    const userId = await this.idFor(identity);
     const admin = identity.roles.includes(ADMIN_ROLE) || (identity.emailVerified && this.isAdminEmail(identity.email));
     const roles = admin ? [...new Set([...identity.roles, ADMIN_ROLE])] : identity.roles;
+    const userId = await this.idFor(identity, roles);
     const known = caller(userId, identity.email, identity.emailVerified, identity.name, roles, identity.agent);
     return identity.scopes ? { ...known, scopes: identity.scopes } : known;
   }
 
-  /** An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`, with an address a token verified. */
-  callerFromUser(user: UserEntity): UserInfo {
-    const admin = user.emailVerified && this.isAdminEmail(user.email);
-    return caller(user.id, user.email ?? undefined, user.emailVerified, user.name ?? undefined, admin ? [ADMIN_ROLE] : []);
+  /**
+   * An MCP secret carries no claims: its owner is an admin only through `ADMIN_EMAILS`, with an
+   * address a token verified. A connection of the built-in authorization server adds the roles its
+   * identity provider vouched for at its latest sign-in or refresh (`grantedRoles`).
+   */
+  callerFromUser(user: UserEntity, grantedRoles: readonly string[] = []): UserInfo {
+    const admin = grantedRoles.includes(ADMIN_ROLE) || (user.emailVerified && this.isAdminEmail(user.email));
+    const roles = admin ? [...new Set([...grantedRoles, ADMIN_ROLE])] : [...grantedRoles];
+    return caller(user.id, user.email ?? undefined, user.emailVerified, user.name ?? undefined, roles);
   }
 
   private isAdminEmail(email: string | null | undefined): boolean {
     return !!email && this.adminEmails.has(email.toLowerCase());
   }
 
-  /** Upserts by (issuer, subject); email (with whether it was verified) and name follow the latest token that carries them. */
-  private async idFor({ issuer, subject, email, emailVerified, name }: TokenIdentity): Promise<string> {
-    const key = JSON.stringify([issuer, subject, email ?? null, email ? emailVerified : null, name ?? null]);
+  /**
+   * Upserts by (issuer, subject); email (with whether it was verified) and name follow the latest
+   * token that carries them, roles (`admin` included when it made them one) the latest token.
+   */
+  private async idFor({ issuer, subject, email, emailVerified, name }: TokenIdentity, tokenRoles: string[]): Promise<string> {
+    const roles = [...new Set(tokenRoles)].sort();
+    const key = JSON.stringify([issuer, subject]);
+    const written = JSON.stringify([email ?? null, email ? emailVerified : null, name ?? null, roles]);
     const cached = this.known.get(key);
-    if (cached && Date.now() - cached.confirmedAt < this.knownUserTtlMs) return cached.id;
-    const updated = [...(email ? ['email', 'email_verified'] : []), ...(name ? ['name'] : []), 'updated_at'];
+    if (cached?.written === written && Date.now() - cached.confirmedAt < this.knownUserTtlMs) return cached.id;
+    const updated = [...(email ? ['email', 'email_verified'] : []), ...(name ? ['name'] : []), 'roles', 'updated_at'];
     const result = await this.users
       .createQueryBuilder()
       .insert()
       .into(UserEntity)
-      .values({ issuer, subject, ...(email ? { email, emailVerified } : {}), ...(name ? { name } : {}), updatedAt: () => 'now()' })
+      .values({ issuer, subject, ...(email ? { email, emailVerified } : {}), ...(name ? { name } : {}), roles, updatedAt: () => 'now()' })
       // Two first requests of one user at once: the second updates the row the first inserted.
       .orUpdate(updated, ['issuer', 'subject'])
       .returning('id')
@@ -69,7 +82,7 @@ export class UsersService {
     const id = (result.raw as { id: string }[])[0]!.id;
     this.known.delete(key);
     if (this.known.size >= KNOWN_USERS_LIMIT) this.known.delete(this.known.keys().next().value!);
-    this.known.set(key, { id, confirmedAt: Date.now() });
+    this.known.set(key, { id, written, confirmedAt: Date.now() });
     return id;
   }
 

@@ -9,6 +9,10 @@ export type ExtractionStatus = 'pending' | 'done' | 'none' | `failed: ${string}`
 @Entity('files')
 @Index('files_user_created_idx', ['userId', 'createdAt', 'id'])
 @Index('files_user_filename_idx', ['userId', 'filename', 'id'])
+// Every user's files newest first (GET /admin/files), and those whose text is still awaited or failed,
+// few among many, without reading the rest.
+@Index('files_created_idx', ['createdAt', 'id'])
+@Index('files_extraction_unfinished_idx', ['createdAt', 'id'], { where: "extraction_status = 'pending' OR extraction_status LIKE 'failed:%'" })
 export class StoredFileEntity {
   /** Made by the uploader (randomUUID), so that the row's id is known before the insert. */
   @PrimaryColumn('uuid')
@@ -45,6 +49,13 @@ export class StoredFileEntity {
 
   @Column('text', { name: 'extraction_status', default: 'pending' })
   extractionStatus: ExtractionStatus;
+
+  /**
+   * When the latest extraction run was claimed (`ExtractionRuns`): a run whose claim is older than
+   * twice the extraction timeout is under way nowhere. Null for the extraction of the upload itself.
+   */
+  @Column('timestamptz', { name: 'extraction_started_at', nullable: true })
+  extractionStartedAt: Date | null;
 
   /** Left out of queries unless asked for: it can be large, and lists never need it. */
   @Column('text', { name: 'extracted_text', nullable: true, select: false })

@@ -2,7 +2,15 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { PageQueryDto, Omittable } from '@app/common';
 import { IsIn, Matches } from 'class-validator';
 import type { StoredFileEntity } from '../entities/stored-file.entity.js';
-import type { FileListQuery, FileSort } from '../files.service.js';
+import {
+  EXTRACTION_FILTERS,
+  MAX_TEXT_CHARS,
+  type ExtractionFilter,
+  type FileListQuery,
+  type FileSort,
+  type FileText,
+  type OwnedFile,
+} from '../files.service.js';
 
 /** A file as REST shows it: never its storage location, never its owner's internal id. */
 export class FileViewDto {
@@ -75,4 +83,46 @@ export function listQueryOf(query: FileListQueryDto): FileListQuery {
 export class ErasedFilesDto {
   @ApiProperty({ description: 'How many files were deleted, objects included' })
   deleted: number;
+}
+
+export class FileTextDto implements FileText {
+  @ApiProperty({ example: 'q3xY0m3dZ0l1sN4l0Ng8aw' }) fileKey: string;
+
+  @ApiProperty({ description: '`done`, `none`, `pending`, or `failed: <reason>`', example: 'done' }) extractionStatus: string;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `The text read out of the file, at most ${MAX_TEXT_CHARS} characters; null when there is none (yet)`,
+  })
+  text: string | null;
+
+  @ApiProperty({ description: `True when the text goes on past the ${MAX_TEXT_CHARS} characters answered` }) truncated: boolean;
+}
+
+/** A file of any user's, with its owner: the admin list across users. */
+export class AdminFileViewDto extends FileViewDto {
+  @ApiProperty({ format: 'uuid' }) ownerUserId: string;
+
+  @ApiProperty({ type: String, nullable: true }) ownerEmail: string | null;
+
+  static ofOwned({ file, ownerEmail }: OwnedFile): AdminFileViewDto {
+    return { ...FileViewDto.of(file), ownerUserId: file.userId, ownerEmail };
+  }
+}
+
+export class AdminFilePageDto {
+  @ApiProperty({ type: [AdminFileViewDto], description: 'Newest first' }) items: AdminFileViewDto[];
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last' }) nextCursor: string | null;
+}
+
+export class AdminFileListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({
+    enum: EXTRACTION_FILTERS,
+    description: 'Only the files whose text extraction is in this state (`failed`: every `failed: <reason>`)',
+  })
+  @Omittable()
+  @IsIn(EXTRACTION_FILTERS, { message: `extraction must be one of ${EXTRACTION_FILTERS.join(', ')}` })
+  extraction?: ExtractionFilter;
 }

@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { Controller, Delete, Get, Headers, HttpCode, Inject, Param, Post, Query, Req, Res, UnsupportedMediaTypeException } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiBody,
   ApiConsumes,
@@ -20,11 +21,13 @@ import { parse as parseContentDisposition } from 'content-disposition';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiTag, InvalidInputError, LengthRequiredError, PayloadTooLargeError, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
+import { ExtractionRuns } from '../extraction/extraction-runs.js';
 import { FILES_OPTIONS, type FilesModuleOptions } from '../files.options.js';
-import { FilesService } from '../files.service.js';
+import { FilesService, MAX_TEXT_CHARS } from '../files.service.js';
 import { FileUploader, type UploadRequest } from '../upload/file-uploader.js';
 import { mediaTypeOf } from '../upload/media-type.js';
-import { FileListQueryDto, FilePageDto, FileViewDto, listQueryOf } from './file-view.dto.js';
+import { FileListQueryDto, FilePageDto, FileTextDto, FileViewDto, listQueryOf } from './file-view.dto.js';
+import { rerunExtraction } from './rerun-extraction.js';
 import { sendFile } from './send-file.js';
 
 /** The part of the multipart body that carries the file. */
@@ -116,6 +119,7 @@ export class FilesController {
   constructor(
     private readonly files: FilesService,
     private readonly uploader: FileUploader,
+    private readonly extractions: ExtractionRuns,
     @Inject(FILES_OPTIONS) private readonly options: FilesModuleOptions,
   ) {}
 
@@ -222,7 +226,8 @@ export class FilesController {
   @Get(':key/content')
   @ApiOperation({
     summary: 'Download one of your files',
-    description: 'As an attachment; one byte range with `Range: bytes=a-b`.',
+    description:
+      'As an attachment, or inline for a PNG, JPEG, GIF, WebP, AVIF or BMP image (so that `<img>` can show it; never SVG or HTML); one byte range with `Range: bytes=a-b`.',
     operationId: 'files_download',
   })
   @ApiProduces('application/octet-stream')
@@ -234,7 +239,31 @@ export class FilesController {
     @Headers('range') range: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await sendFile(reply, this.files, await this.files.get(caller.userId, key), range);
+    await sendFile(reply, this.files, await this.files.get(caller.userId, key), range, { inlineImages: true });
+  }
+
+  @Get(':key/text')
+  @ApiOperation({
+    summary: 'Read the text extracted from one of your files',
+    description: `At most ${MAX_TEXT_CHARS} characters; \`truncated\` says when there is more.`,
+  })
+  @ApiOkResponse({ type: FileTextDto })
+  @ApiNotFoundResponse({ description: 'No such file of yours' })
+  readText(@CurrentCaller() caller: UserInfo, @Param('key') key: string): Promise<FileTextDto> {
+    return this.files.text(caller.userId, key);
+  }
+
+  @Post(':key/extraction')
+  @ApiOperation({
+    summary: 'Extract the text of one of your files again',
+    description:
+      'For a file whose extraction failed or never finished, or to read it again: its old text is dropped. 200 with the new status when the run ends within 2 s; else 202 with `pending` while it goes on (poll GET /api/files/{key}). A run already under way is not started twice: 202 `pending`.',
+  })
+  @ApiOkResponse({ type: FileViewDto, description: 'The run ended: its status (`done`, `none` or `failed: <reason>`)' })
+  @ApiAcceptedResponse({ type: FileViewDto, description: 'The run goes on in the background (`pending`)' })
+  @ApiNotFoundResponse({ description: 'No such file of yours' })
+  rerunExtraction(@CurrentCaller() caller: UserInfo, @Param('key') key: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<FileViewDto> {
+    return rerunExtraction(this.files, this.extractions, caller.userId, key, reply);
   }
 
   @Delete(':key')

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository, EntityManager } from 'typeorm';
-import { ConflictError, ForbiddenError, NotFoundError } from '@app/common';
+import { ConflictError, ForbiddenError, isUuid, NotFoundError } from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type HealthAccess, type MemberRole } from '../entities/circle-member.entity.js';
@@ -251,7 +251,3 @@ export const circleView = (circle: CareCircleEntity, me: Pick<CircleMemberEntity
   my_member_id: me.id,
   created_at: circle.createdAt.toISOString(),
 });
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Ids are UUIDs; anything else is simply not found (and never reaches the database as a type error). */
-export const isUuid = (value: string): boolean => UUID.test(value);

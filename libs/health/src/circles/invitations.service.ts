@@ -1,11 +1,23 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Repository, EntityManager } from 'typeorm';
-import { ConflictError, cursorKey, decodeCursor, ForbiddenError, GoneError, instantKeySql, NotFoundError, toPage, type Page, type UserInfo } from '@app/common';
+import {
+  ConflictError,
+  cursorKey,
+  decodeCursor,
+  ForbiddenError,
+  GoneError,
+  instantKeySql,
+  isUuid,
+  NotFoundError,
+  toPage,
+  type Page,
+  type UserInfo,
+} from '@app/common';
 import { CareCircleEntity } from '../entities/care-circle.entity.js';
 import { CircleInvitationEntity } from '../entities/circle-invitation.entity.js';
 import { CircleMemberEntity, type MemberRole } from '../entities/circle-member.entity.js';
-import { circleView, hashToken, isUuid, type CircleView } from './care-circles.service.js';
+import { circleView, hashToken, type CircleView } from './care-circles.service.js';
 
 export type InvitationAnswer = 'accepted' | 'declined';
 

@@ -3,14 +3,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Bundle, BundleEntry, Observation, OperationOutcome } from '@medplum/fhirtypes';
 import { Brackets, type Repository, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { cursorKey, decodeCursor, InvalidInputError, NotFoundError, toPage } from '@app/common';
+import { cursorKey, decodeCursor, InvalidInputError, isUuid, NotFoundError, toPage } from '@app/common';
 import { ObservationEntity } from '../entities/observation.entity.js';
 import { validateBundleEnvelope, validateObservation, type AcceptedBundleType, type FhirProblem } from './fhir-validation.js';
 import { lazyInexactNumbers, type InexactNumbers } from './number-literals.js';
 import { parseToken, type DateBound } from './fhir-search.js';
 import { toObservationRow } from './observation-row.js';
 import { linkEntries } from './bundle-references.js';
-import { isUuid } from '../circles/care-circles.service.js';
 
 export interface ObservationQuery {
   /** Newest first, at most this many. */

@@ -19,6 +19,21 @@ export interface ToolDescriptor {
   readonly origin: ToolOrigin;
 }
 
+/**
+ * A tool of a class that turned itself off at start-up (`static enabled()` answered false): known
+ * so that it can be listed as disabled, never registered, so never callable.
+ */
+export interface DisabledToolDescriptor {
+  readonly name: string;
+  readonly className: string;
+  readonly options: ToolOptions;
+  readonly inputSchema: JsonSchema;
+  readonly scopes: readonly string[];
+  /** True when a parameter takes the authenticated caller, or the tool requires scopes. */
+  readonly actsForUser: boolean;
+  readonly origin: ToolOrigin;
+}
+
 interface HandlerDescriptor {
   readonly className: string;
   readonly methodName: string;
@@ -50,6 +65,8 @@ export interface DiscoveredCapabilities {
   resourceTemplates: ResourceTemplateDescriptor[];
   prompts: PromptDescriptor[];
   completions: CompletionDescriptor[];
+  /** The tools of classes skipped at start-up because they are disabled (none when not explored). */
+  disabledTools?: DisabledToolDescriptor[];
 }
 
 export function completionRefKey(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }): string {

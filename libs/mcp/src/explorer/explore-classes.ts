@@ -2,7 +2,8 @@ import type { ConfigService } from '@nestjs/config';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { importErrorMessage } from '../tool-directories/import-tool-files.js';
 import { describeOrigin, originOf, precedence, type ToolOrigin } from '../tool-directories/tool-origin.js';
-import type { DiscoveredCapabilities } from './descriptors.js';
+import type { DiscoveredCapabilities, DisabledToolDescriptor } from './descriptors.js';
+import { describeDisabledTools } from './disabled-tools.js';
 import { describeProvider, hasMcpMetadata, isToolClass, TOOL_CLASS_SUFFIX } from './describe-provider.js';
 
 /** A tool class may opt out at start-up, e.g. when the integration it wraps is not configured. */
@@ -34,6 +35,7 @@ const emptyCapabilities = (): DiscoveredCapabilities => ({ tools: [], resources:
 export function exploreClasses(classes: readonly ClassToExplore[], config: ConfigService | undefined, log: ExploreLog): DiscoveredCapabilities {
   const ordered = [...classes].sort((a, b) => precedence(originOf(a.metatype)) - precedence(originOf(b.metatype)));
   const described: DiscoveredCapabilities[] = [];
+  const disabled: DisabledToolDescriptor[] = [];
   const failedFiles = new Set<string>();
   for (const { metatype, instance } of ordered) {
     const className = metatype.name;
@@ -42,8 +44,11 @@ export function exploreClasses(classes: readonly ClassToExplore[], config: Confi
       log.warn(`Ignoring MCP decorators on ${className}: mark the class @McpTools(), or name it *${TOOL_CLASS_SUFFIX}`);
       continue;
     }
-    if (!isEnabled(metatype as OptionalToolClass, className, config, log)) continue;
     const origin = originOf(metatype);
+    if (!isEnabled(metatype as OptionalToolClass, className, config, log)) {
+      disabled.push(...describeDisabledTools(instance, className, origin));
+      continue;
+    }
     try {
       described.push(describeProvider(instance, className, origin));
     } catch (error) {
@@ -55,11 +60,18 @@ export function exploreClasses(classes: readonly ClassToExplore[], config: Confi
   const found = emptyCapabilities();
   const loaded = (origin: ToolOrigin) => origin.kind === 'packaged' || !failedFiles.has(origin.file);
   for (const capabilities of described) {
-    for (const key of Object.keys(found) as (keyof DiscoveredCapabilities)[]) {
+    for (const key of Object.keys(found) as Exclude<keyof DiscoveredCapabilities, 'disabledTools'>[]) {
       (found[key] as unknown[]).push(...capabilities[key].filter((entry) => loaded(entry.origin)));
     }
   }
-  return firstDefinitionWins(found, log);
+  const kept = firstDefinitionWins(found, log);
+  return { ...kept, disabledTools: onePerName(disabled, new Set(kept.tools.map((tool) => tool.name))) };
+}
+
+/** The first disabled tool of each name no enabled tool has (an enabled one of that name is what callers get). */
+function onePerName(disabled: readonly DisabledToolDescriptor[], enabled: ReadonlySet<string>): DisabledToolDescriptor[] {
+  const seen = new Set(enabled);
+  return disabled.filter((tool) => !seen.has(tool.name) && seen.add(tool.name));
 }
 
 function isEnabled(toolClass: OptionalToolClass, className: string, config: ConfigService | undefined, log: ExploreLog): boolean {

@@ -15,7 +15,7 @@ import { AUTHENTICATION_REQUIRED, describeError, Metrics, missingScopes, ScopesS
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFromAuthInfo, type McpCallObserver, type UserInfo } from '../caller.js';
 import { McpToolContext } from '../context/mcp-tool-context.js';
-import type { DiscoveredCapabilities, ToolDescriptor } from '../explorer/descriptors.js';
+import type { DiscoveredCapabilities, DisabledToolDescriptor, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { describeOrigin } from '../tool-directories/tool-origin.js';
@@ -23,7 +23,7 @@ import { ToolVisibility } from '../visibility/tool-visibility.js';
 import { paramHeadersOf, type ParamHeader } from '../http/sdk-parity/index.js';
 import { outcomeFromAuthInfo } from '../http/operation-outcome.js';
 import { inProcessContext } from './in-process-context.js';
-import { ArgumentValidator } from './argument-validator.js';
+import { ArgumentValidator, describeProblems, type ArgumentProblems } from './argument-validator.js';
 import { toGeminiFunction, toOpenAiChatFunction, toOpenAiResponsesFunction } from './llm-functions.js';
 import { McpCatalog } from './mcp-catalog.js';
 import { formatCatalog, type CatalogFormat, type ToolCatalog } from './tool-catalog.js';
@@ -31,12 +31,14 @@ import { compileOrSkip, toToolDefinition } from './tool-definition.js';
 import { createToolInvoker, type ToolInvoker } from './tool-invoker.js';
 import { InternalToolError, toolFailure } from './tool-error-policy.js';
 import { errorResult, toCallToolResult } from './tool-result.js';
+import { summarizeDisabledTool, summarizeTool, type ToolSummary } from './tool-summaries.js';
 
 export interface RegisteredTool {
   readonly descriptor: ToolDescriptor;
   /** The entry published in `tools/list`. */
   readonly definition: Tool;
-  readonly validate: (args: Record<string, unknown>) => string | undefined;
+  /** Checks a call's arguments (applying defaults in place): each problem naming its argument. */
+  readonly validate: ArgumentProblems;
   readonly invoke: ToolInvoker;
   /** The arguments its schema mirrors into `Mcp-Param-*` headers (2026-07-28); usually none. */
   readonly paramHeaders: readonly ParamHeader[];
@@ -52,7 +54,17 @@ export interface InProcessCallOptions {
   agent?: string;
   /** Cancels the call, as a client's cancellation would. */
   signal?: AbortSignal;
+  /** The id of the HTTP request the call serves (a REST route's), for error reports and the access log. */
+  requestId?: string;
 }
+
+/** What the access log says of a call that failed for a reason of the server's: the details stay in the log, under the request id. */
+const SERVER_FAILURE = 'Internal error';
+/** The most of a tool error's message the access log keeps. */
+const MAX_LOGGED_ERROR_CHARS = 1000;
+
+/** The error results the registry made of failures of the server's own (`toolFailure`'s internal ones), told apart from the tool's own errors. */
+const serverFailures = new WeakSet<CallToolResult>();
 
 /**
  * Holds every tool, resource and prompt, with compiled validators and the ready-made `tools/list`
@@ -62,6 +74,8 @@ export interface InProcessCallOptions {
 export class McpRegistry implements OnModuleInit {
   private readonly logger = new Logger('McpRegistry');
   private readonly tools = new Map<string, RegisteredTool>();
+  /** The tools of classes disabled at start-up: listed by `toolSummaries`, never callable. */
+  private disabledTools: readonly DisabledToolDescriptor[] = [];
   private listResult: ListToolsResult = { tools: [] };
   private readonly listsByAgent = new Map<string, ListToolsResult>();
   /** Every scope some tool requires, sorted; a caller's scopes are reduced to these to key its list. */
@@ -106,6 +120,7 @@ export class McpRegistry implements OnModuleInit {
       });
     }
     this.listResult = Object.freeze({ tools: [...this.tools.values()].map((tool) => tool.definition) });
+    this.disabledTools = found.disabledTools ?? [];
     this.toolScopes = [...new Set([...this.tools.values()].flatMap((tool) => tool.descriptor.scopes))].sort();
     this.listsByGrant = new WeakMap();
     this.scopesSupported?.declare(this.toolScopes);
@@ -229,14 +244,20 @@ export class McpRegistry implements OnModuleInit {
       if (error instanceof InternalToolError) {
         this.metrics?.toolCall(name, 'internal_error');
         outcomeFromAuthInfo(authInfo)?.note(String(ProtocolErrorCode.InternalError));
-        if (caller) this.observer?.toolCalled({ caller, tool: name, success: false, durationMs: performance.now() - started });
+        if (caller) {
+          const durationMs = performance.now() - started;
+          this.observer?.toolCalled({ caller, tool: name, success: false, durationMs, requestId: requestIdFromAuthInfo(authInfo), error: SERVER_FAILURE });
+        }
       }
       throw error;
     }
     const success = !('isError' in result && result.isError);
     this.metrics?.toolCall(name, success ? 'ok' : 'tool_error');
     if (!success) outcomeFromAuthInfo(authInfo)?.note('tool_error');
-    if (caller && this.observer) this.observer.toolCalled({ caller, tool: name, success, durationMs: performance.now() - started });
+    if (caller && this.observer) {
+      const event = { caller, tool: name, success, durationMs: performance.now() - started, requestId: requestIdFromAuthInfo(authInfo) };
+      this.observer.toolCalled(success ? event : { ...event, error: loggedError(result as CallToolResult) });
+    }
     return result;
   }
 
@@ -250,14 +271,15 @@ export class McpRegistry implements OnModuleInit {
     options: ToolCallOptions,
   ) {
     const { name } = tool.descriptor;
-    const problem = tool.validate(args);
-    if (problem) return errorResult(`Invalid arguments for tool "${name}": ${problem}`);
+    const problems = tool.validate(args);
+    if (problems.length) return errorResult(`Invalid arguments for tool "${name}": ${describeProblems(problems)}`);
     try {
       const returned = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
       return toCallToolResult(returned, tool.definition.outputSchema);
     } catch (error) {
       const failure = toolFailure(error, name, requestId ?? randomUUID(), this.logger, args);
       if (failure.internal && options.internalErrors === 'throw') throw new InternalToolError(failure.result);
+      if (failure.internal) serverFailures.add(failure.result);
       return failure.result;
     }
   }
@@ -296,7 +318,24 @@ export class McpRegistry implements OnModuleInit {
     options: InProcessCallOptions = {},
   ): Promise<CallToolResult | InputRequiredResult> {
     const agent = options.agent ?? caller?.agent;
-    return this.callTool(name, args, inProcessContext(caller, agent, options.signal ?? new AbortController().signal));
+    return this.callTool(name, args, inProcessContext(caller, agent, options.signal ?? new AbortController().signal, options.requestId));
+  }
+
+  /**
+   * The tools the agent sees, as `listTools` filters them for a caller's `scopes`, described for a
+   * console; then the tools of disabled classes the same lists and scopes would let it see.
+   */
+  toolSummaries(agent?: string, scopes?: readonly string[]): ToolSummary[] {
+    const enabled = this.listTools(agent, scopes).tools.map((tool) => summarizeTool(this.tools.get(tool.name)!.descriptor));
+    const disabled = this.disabledTools.filter(
+      (tool) => this.visibility.allows(tool.name, agent) && missingScopes(scopes && { scopes }, tool.scopes).length === 0,
+    );
+    return [...enabled, ...disabled.map(summarizeDisabledTool)];
+  }
+
+  /** Whether `name` is a tool of a class disabled at start-up (which no call reaches) that the agent's lists let it see. */
+  isDisabledTool(name: string, agent?: string): boolean {
+    return this.visibility.allows(name, agent) && this.disabledTools.some((tool) => tool.name === name);
   }
 
   /** Where each tool the agent sees comes from: `packaged`, or its file in a tool directory. */
@@ -323,6 +362,13 @@ export class McpRegistry implements OnModuleInit {
   toGeminiFunctionDeclarations(agent?: string) {
     return this.listTools(agent).tools.map(toGeminiFunction);
   }
+}
+
+/** What the access log keeps of a failed call: a failure of the server's by that name only, a tool error's message cut short. */
+function loggedError(result: CallToolResult): string {
+  if (serverFailures.has(result)) return SERVER_FAILURE;
+  const text = result.content.find((part) => part.type === 'text')?.text ?? 'Tool error';
+  return text.length > MAX_LOGGED_ERROR_CHARS ? `${text.slice(0, MAX_LOGGED_ERROR_CHARS)}…` : text;
 }
 
 /** The one wording of a call refused for missing scopes, on `/mcp` (HTTP 403) and in a tool result alike. */

@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import type { ToolDescriptor } from '../explorer/descriptors.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { importErrorMessage } from '../tool-directories/import-tool-files.js';
-import type { ArgumentValidator } from './argument-validator.js';
+import type { ArgumentProblems, ArgumentValidator } from './argument-validator.js';
 
 /** The entry published in `tools/list`. */
 export function toToolDefinition(descriptor: ToolDescriptor): Tool {
@@ -18,15 +18,13 @@ export function toToolDefinition(descriptor: ToolDescriptor): Tool {
   });
 }
 
-export type ArgumentCheck = (args: Record<string, unknown>) => string | undefined;
-
 /**
  * The tool's compiled argument check. A packaged tool whose schema does not compile stops start-up;
  * a directory tool is skipped (`undefined`) and logged like a file that fails to import.
  */
-export function compileOrSkip(validator: ArgumentValidator, descriptor: ToolDescriptor, log: { error(message: string): void }): ArgumentCheck | undefined {
+export function compileOrSkip(validator: ArgumentValidator, descriptor: ToolDescriptor, log: { error(message: string): void }): ArgumentProblems | undefined {
   try {
-    return validator.compile(descriptor.inputSchema);
+    return validator.compileProblems(descriptor.inputSchema);
   } catch (error) {
     const problem = new ToolDefinitionError(
       `${descriptor.className}.${descriptor.methodName}`,

@@ -12,6 +12,9 @@ import type { TaskStatus } from './task-wire.js';
 @Index('mcp_tasks_owner_active_idx', ['owner'], { where: "status IN ('working', 'input_required')" })
 @Index('mcp_tasks_lease_idx', ['leaseExpiresAt'], { where: "status IN ('working', 'input_required')" })
 @Index('mcp_tasks_expires_idx', ['expiresAt'])
+// The REST lists, newest first: a user's own, and everyone's (`McpTaskQueries`).
+@Index('mcp_tasks_owner_created_idx', ['owner', 'createdAt', 'id'])
+@Index('mcp_tasks_created_idx', ['createdAt', 'id'])
 export class McpTaskEntity {
   /** 32 random bytes, base64url: the id is unguessable, since anonymous tasks have no other key. */
   @PrimaryColumn('text', { primaryKeyConstraintName: 'mcp_tasks_pkey' })

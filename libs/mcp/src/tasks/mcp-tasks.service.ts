@@ -187,10 +187,20 @@ export class McpTasks implements TaskRunHost, OnApplicationBootstrap, OnApplicat
     });
     server.setRequestHandler('tasks/cancel', { params: TaskIdParams, result: AnyResult }, async ({ taskId }, ctx) => {
       requireExtension(ctx, 'tasks/cancel');
-      if (!(await this.store.cancel(taskId, callerKey(ctx.http?.authInfo)))) throw unknownTask(taskId);
-      this.tell('cancel', taskId);
+      if (!(await this.cancel(taskId, callerKey(ctx.http?.authInfo)))) throw unknownTask(taskId);
       return {};
     });
+  }
+
+  /**
+   * Cancels the owner's task and stops its tool wherever it runs (here, or on the instance the
+   * broadcast reaches); what `tasks/cancel` and the REST routes do. False when the owner has no
+   * such task; true when it was cancelled or had already ended (idempotent).
+   */
+  async cancel(taskId: string, owner: string): Promise<boolean> {
+    if (!(await this.store.cancel(taskId, owner))) return false;
+    this.tell('cancel', taskId);
+    return true;
   }
 
   async create(run: TaskRun): Promise<McpTaskEntity> {
@@ -270,12 +280,15 @@ export class McpTasks implements TaskRunHost, OnApplicationBootstrap, OnApplicat
   private async renewAndSweep(): Promise<void> {
     const ended = await this.store.renewLeases(this.instance, [...this.running.keys()], this.options.leaseMs);
     for (const [taskId, status] of ended) this.stop(taskId, `the task is ${status}`);
-    // A task still waiting when its TTL runs out (a question nobody answers) ends; its result could not be read anyway.
+    // A task still waiting for an answer when its TTL runs out (a question nobody answers) ends. One
+    // that is working runs on until it ends, as `purgeExpired` keeps it: its result is then kept
+    // until the next purge.
     const now = Date.now();
     for (const [taskId, run] of this.running) {
-      if (run.expiresAt !== undefined && run.expiresAt <= now) {
-        this.stop(taskId, 'its TTL ran out');
+      if (run.waitingForInput && run.expiresAt !== undefined && run.expiresAt <= now) {
+        // Settled before the tool is stopped: the stopped tool's own ending then finds the task ended and records nothing.
         await this.store.settle(taskId, this.instance, { status: 'failed', error: { code: INTERNAL_ERROR, message: 'The task did not end within its TTL' } });
+        this.stop(taskId, 'its TTL ran out');
       }
     }
     // An answer given through another instance is heard through the broadcast, at most once; this catches one it missed.

@@ -1,11 +1,16 @@
-import { Controller, Delete, Get, HttpCode, Param, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiTag, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, AdminUsers, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
-import { ErasedMemoriesDto, MemoryPageDto } from './memory.dto.js';
+import { ErasedMemoriesDto, ListMemoriesQueryDto, MemoryDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
+import { changesOf, listOrSearch } from './memory-listing.js';
 
-/** Administrators' view of a user's memories: list, delete one, erase all (hard deletes); each call is on the audit trail. */
+/**
+ * Administrators' view of a user's memories, with what the user's own routes offer (list, search,
+ * read, edit) and erasure (hard deletes); each call is on the audit trail. A memory id that is no
+ * UUID is a 400 naming `id`, as on the user's routes.
+ */
 @ApiTag('admin')
 @Controller('admin/users/:userId/memories')
 @AdminOnly()
@@ -16,12 +21,37 @@ export class AdminMemoriesController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "List a user's live memories, newest first" })
-  @ApiOkResponse({ type: MemoryPageDto, description: "The user's live memories, newest first" })
+  @ApiOperation({ summary: "List a user's live memories, newest first; with q, search them" })
+  @ApiOkResponse({ type: MemoryPageDto, description: "The user's live memories, newest first; with `q`, best first, each with a `score`" })
   @ApiNotFoundResponse({ description: 'No such user' })
-  async list(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Query() query: PageQueryDto): Promise<MemoryPageDto> {
-    await this.admins.audited(admin, userId, 'memories.view');
-    return this.store.list(userId, { limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) });
+  async list(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
+    // What was searched for is part of what the admin read.
+    await this.admins.audited(admin, userId, 'memories.view', query.q === undefined ? undefined : { q: query.q });
+    return listOrSearch(this.store, userId, query);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: "Read one of a user's memories" })
+  @ApiOkResponse({ type: MemoryDto })
+  @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
+  async get(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Param('id', UuidParamPipe) id: string): Promise<MemoryDto> {
+    await this.admins.audited(admin, userId, 'memories.read', { memoryId: id });
+    return this.store.get(userId, id);
+  }
+
+  @Patch(':id')
+  @ApiOperation({ summary: "Change the text or kind of one of a user's memories" })
+  @ApiOkResponse({ type: MemoryDto })
+  @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
+  async update(
+    @CurrentCaller() admin: UserInfo,
+    @Param('userId', UuidParamPipe) userId: string,
+    @Param('id', UuidParamPipe) id: string,
+    @Body() body: UpdateMemoryDto,
+  ): Promise<MemoryDto> {
+    const changes = changesOf(body);
+    await this.admins.audited(admin, userId, 'memories.edit', { memoryId: id, changed: Object.keys(changes) });
+    return this.store.update(userId, id, changes);
   }
 
   @Delete(':id')
@@ -29,7 +59,7 @@ export class AdminMemoriesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Erased' })
   @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
-  async removeOne(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Param('id') id: string): Promise<void> {
+  async removeOne(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Param('id', UuidParamPipe) id: string): Promise<void> {
     await this.admins.audited(admin, userId, 'memories.erase', { memoryId: id });
     await this.store.hardDelete(userId, id);
   }

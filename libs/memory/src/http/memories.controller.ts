@@ -8,15 +8,16 @@ import {
   ApiOperation,
   ApiServiceUnavailableResponse,
 } from '@nestjs/swagger';
-import { ApiTag, InvalidInputError, type UserInfo } from '@app/common';
+import { ApiTag, UuidParamPipe, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
 import { CreatedMemoryDto, CreateMemoryDto, ListMemoriesQueryDto, MemoryDto, MemoryExportDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
+import { changesOf, listOrSearch } from './memory-listing.js';
 
-/** Most results one search answers (the recall tool's `top_k` limit). */
-const MAX_SEARCH_RESULTS = 50;
-
-/** The caller's own memories. Another user's memory id answers 404, exactly like a missing one. */
+/**
+ * The caller's own memories. Another user's memory id answers 404, exactly like a missing one; a
+ * memory id that is no UUID is a 400 naming `id`, as on every route that takes one.
+ */
 @ApiTag('memories')
 @Controller('api/memories')
 @Authenticated()
@@ -28,14 +29,8 @@ export class MemoriesController {
   @Get()
   @ApiOperation({ summary: 'List your memories, newest first; with q, search them, best first' })
   @ApiOkResponse({ type: MemoryPageDto })
-  async list(@CurrentCaller() caller: UserInfo, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
-    const limit = query.limit;
-    if (query.q === undefined)
-      return this.store.list(caller.userId, { limit, ...(query.kind ? { kind: query.kind } : {}), ...(query.cursor ? { cursor: query.cursor } : {}) });
-    if (query.cursor) throw new InvalidInputError('A search answers a single page: drop cursor, or q', { cursor: 'not allowed with q' });
-    if (limit > MAX_SEARCH_RESULTS)
-      throw new InvalidInputError(`A search answers at most ${MAX_SEARCH_RESULTS} memories`, { limit: `at most ${MAX_SEARCH_RESULTS} with q` });
-    return { items: await this.store.recall(caller.userId, query.q, limit, query.kind), nextCursor: null };
+  list(@CurrentCaller() caller: UserInfo, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
+    return listOrSearch(this.store, caller.userId, query);
   }
 
   /** Declared before `:id` so that "export" is never taken for an id. */
@@ -50,7 +45,7 @@ export class MemoriesController {
   @ApiOperation({ summary: 'Read one of your memories' })
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
-  get(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<MemoryDto> {
+  get(@CurrentCaller() caller: UserInfo, @Param('id', UuidParamPipe) id: string): Promise<MemoryDto> {
     return this.store.get(caller.userId, id);
   }
 
@@ -71,10 +66,8 @@ export class MemoriesController {
   @ApiOperation({ summary: 'Change the text or kind of one of your memories' })
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
-  update(@CurrentCaller() caller: UserInfo, @Param('id') id: string, @Body() body: UpdateMemoryDto): Promise<MemoryDto> {
-    if (body.text === undefined && body.kind === undefined)
-      throw new InvalidInputError('Nothing to change: send text, kind or both', { text: 'text or kind is required' });
-    return this.store.update(caller.userId, id, { ...(body.text !== undefined ? { text: body.text } : {}), ...(body.kind ? { kind: body.kind } : {}) });
+  update(@CurrentCaller() caller: UserInfo, @Param('id', UuidParamPipe) id: string, @Body() body: UpdateMemoryDto): Promise<MemoryDto> {
+    return this.store.update(caller.userId, id, changesOf(body));
   }
 
   /** Deleted memories are never listed or recalled again; the export shows them, marked, until they are purged (MEMORY_DELETED_RETENTION). */
@@ -83,7 +76,7 @@ export class MemoriesController {
   @HttpCode(204)
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
-  async remove(@CurrentCaller() caller: UserInfo, @Param('id') id: string): Promise<void> {
+  async remove(@CurrentCaller() caller: UserInfo, @Param('id', UuidParamPipe) id: string): Promise<void> {
     await this.store.softDelete(caller.userId, id);
   }
 }

@@ -5,7 +5,8 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
  * database so that any instance can take each step: what the client asked for, the identity
  * provider leg's secrets, the browser it is bound to, the user once signed in, and the code.
  * Secrets a request carries (the browser binding, the consent form's token, the code) are stored
- * hashed; the identity-provider PKCE verifier and nonce are this server's own and short-lived.
+ * hashed; the identity-provider PKCE verifier and nonce are this server's own and short-lived, and
+ * the provider's refresh token is sealed.
  */
 @Entity('oauth_authorization_requests')
 export class AuthorizationRequestEntity {
@@ -63,6 +64,14 @@ export class AuthorizationRequestEntity {
   @ManyToOne('UserEntity', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'oauth_authorization_requests_user_id_fkey' })
   user?: unknown;
+
+  /** The roles the identity provider vouched for at the sign-in, for the connection the code opens. */
+  @Column('text', { array: true, default: () => "'{}'" })
+  roles: string[];
+
+  /** The identity provider's refresh token from the sign-in, sealed (`ServerKeys`), until the code hands it to the connection. */
+  @Column('text', { name: 'provider_refresh_token', nullable: true })
+  providerRefreshToken: string | null;
 
   @Column('text', { name: 'consent_token_hash', nullable: true })
   consentTokenHash: string | null;

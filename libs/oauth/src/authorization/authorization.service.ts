@@ -1,13 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { decodeJwt } from 'jose';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
-import { AccountStatus, ConnectionsService, hashSecret, UsersService, type IssuedTokens } from '@app/auth';
-import { ScopesSupported } from '@app/common';
+import {
+  AccountStatus,
+  ConnectionsService,
+  hashSecret,
+  InvalidGrantError,
+  ProviderUnavailableError,
+  ServerKeys,
+  UsersService,
+  type IssuedTokens,
+  type RenewAtProvider,
+} from '@app/auth';
+import { isUuid, ScopesSupported } from '@app/common';
 import { redirectUriAllowed, type OAuthClient } from '../clients/client-metadata.js';
 import { ClientsService, UnknownClientError } from '../clients/clients.service.js';
-import { IdentityProvider, ProviderSignInError } from '../identity-provider/identity-provider.js';
+import { IdentityProvider, ProviderRefusedError, ProviderSignInError, ProviderUnreachableError } from '../identity-provider/identity-provider.js';
 import { AuthorizationRequestEntity } from './authorization-request.entity.js';
 import { OAuthError, redirectWith, SignInPageError, type RedirectTarget } from './oauth-error.js';
 
@@ -17,7 +26,6 @@ const SIGN_IN_SECONDS = 10 * 60;
 export const CODE_SECONDS = 60;
 /** RFC 7636 §4.1: 43 to 128 unreserved characters. */
 const CODE_CHALLENGE = /^[A-Za-z0-9\-._~]{43,128}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CODE_PREFIX = 'mrb_ac_';
 
 const random = () => randomBytes(32).toString('base64url');
@@ -57,8 +65,9 @@ export type OAuthParameters = Record<string, string | undefined>;
  * RFC 8707 resource, RFC 9207 `iss`): `/authorize` checks the client and its request and sends
  * the user to the identity provider; the callback learns who signed in and shows the consent page;
  * the decision gives the client a single-use code good for a minute; `/token` turns it into a
- * connection (`ConnectionsService`) and its tokens. Each step is a row in the database, bound to
- * the browser that began it, so any instance can take any step.
+ * connection (`ConnectionsService`) and its tokens, and each refresh of them asks the identity
+ * provider again. Each step is a row in the database, bound to the browser that began it, so any
+ * instance can take any step.
  */
 @Injectable()
 export class AuthorizationService {
@@ -72,6 +81,7 @@ export class AuthorizationService {
     private readonly accountStatus: AccountStatus,
     private readonly connections: ConnectionsService,
     private readonly scopesSupported: ScopesSupported,
+    private readonly serverKeys: ServerKeys,
   ) {}
 
   /**
@@ -154,7 +164,8 @@ export class AuthorizationService {
    */
   async completeSignIn(callbackUrl: URL, cookies: Record<string, string>): Promise<ConsentView> {
     const state = callbackUrl.searchParams.get('state');
-    const row = state ? await this.requests.findOneBy({ providerState: state, expiresAt: MoreThan(new Date()) }) : null;
+    // A state this server made is base64url; anything else (a NUL, which the database could not even compare) is unknown.
+    const row = state && /^[\w-]+$/.test(state) ? await this.requests.findOneBy({ providerState: state, expiresAt: MoreThan(new Date()) }) : null;
     if (!row) throw new SignInPageError('Sign-in expired', 'This sign-in is unknown, finished or expired. Start again from your app.');
     this.checkBrowser(row, cookies);
     const providerError = callbackUrl.searchParams.get('error');
@@ -165,22 +176,30 @@ export class AuthorizationService {
     }
     const claimed = await this.requests.update({ id: row.id, providerState: state! }, { providerState: null });
     if (!claimed.affected) throw new SignInPageError('Sign-in expired', 'This sign-in was finished already. Start again from your app.');
-    let caller;
+    let identity;
     try {
-      const identity = await this.identityProvider.finishSignIn(callbackUrl, {
+      identity = await this.identityProvider.finishSignIn(callbackUrl, {
         state: state!,
         nonce: row.providerNonce,
         codeVerifier: row.providerCodeVerifier,
       });
-      caller = await this.users.callerFromToken(identity);
     } catch (error) {
       if (error instanceof ProviderSignInError) throw new SignInPageError('Sign-in failed', error.message, 502);
       throw error;
     }
+    const caller = await this.users.callerFromToken(identity);
     if (await this.accountStatus.isDisabled(caller.userId))
       throw new SignInPageError('Account disabled', 'Your account on this server is disabled: ask an administrator.', 403);
     const consentToken = random();
-    await this.requests.update({ id: row.id }, { userId: caller.userId, consentTokenHash: hashSecret(consentToken) });
+    await this.requests.update(
+      { id: row.id },
+      {
+        userId: caller.userId,
+        consentTokenHash: hashSecret(consentToken),
+        roles: identity.roles,
+        providerRefreshToken: identity.refreshToken ? await this.serverKeys.seal(identity.refreshToken) : null,
+      },
+    );
     return {
       requestId: row.id,
       consentToken,
@@ -199,9 +218,7 @@ export class AuthorizationService {
    */
   async decide(form: OAuthParameters, cookies: Record<string, string>): Promise<string> {
     const requestId = form.request ?? '';
-    const row = UUID.test(requestId)
-      ? await this.requests.findOneBy({ id: requestId.toLowerCase(), codeHash: IsNull(), expiresAt: MoreThan(new Date()) })
-      : null;
+    const row = isUuid(requestId) ? await this.requests.findOneBy({ id: requestId.toLowerCase(), codeHash: IsNull(), expiresAt: MoreThan(new Date()) }) : null;
     if (!row?.userId || !row.consentTokenHash)
       throw new SignInPageError('Sign-in expired', 'This sign-in is unknown, finished or expired. Start again from your app.');
     this.checkBrowser(row, cookies);
@@ -238,7 +255,10 @@ export class AuthorizationService {
     // Checked first, spent last: a wrong verifier (someone else holding the code) does not burn it for its client.
     const claimed = await this.requests.update({ id: row.id, codeUsedAt: IsNull() }, { codeUsedAt: new Date() });
     if (!claimed.affected) return this.refuseReusedCode(row);
-    const tokens = await this.connections.connect({
+    const providerRefreshToken = row.providerRefreshToken ? await this.serverKeys.unseal(row.providerRefreshToken) : undefined;
+    // The code is spent: the provider's token leaves the sign-in's row whatever comes next.
+    await this.requests.update({ id: row.id }, { providerRefreshToken: null });
+    const { connectionId, tokens } = await this.connections.connect({
       userId: row.userId!,
       clientId: client.id,
       clientName: row.clientName,
@@ -246,8 +266,9 @@ export class AuthorizationService {
       scopes: row.scope.split(' ').filter(Boolean),
       resource: row.resource,
       issuer: row.issuer,
+      roles: row.roles,
+      ...(providerRefreshToken ? { providerRefreshToken } : {}),
     });
-    const connectionId = decodeJwt(tokens.access_token).cid as string;
     await this.requests.update({ id: row.id }, { connectionId });
     // The code presented again while this exchange ran: the reuse found no connection to revoke yet.
     if ((await this.requests.findOneByOrFail({ id: row.id })).codeReusedAt) return this.refuseReusedCode(row);
@@ -255,6 +276,34 @@ export class AuthorizationService {
     this.logger.log(`User ${row.userId} connected ${row.clientName} (${client.id}) as connection ${connectionId}, scopes "${row.scope}"`);
     return tokens;
   }
+
+  /**
+   * RFC 6749 §6: the next tokens of a connection, once the identity provider vouched for its user
+   * again (`renewAtProvider`): a role it removed is gone from the new tokens, and a user it no
+   * longer knows gets none.
+   */
+  refresh(params: OAuthParameters, client: OAuthClient, issuer: string): Promise<IssuedTokens> {
+    if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
+    return this.connections.refresh(params.refresh_token, client.id, issuer, params.scope, this.renewAtProvider);
+  }
+
+  /**
+   * What the identity provider says of a connection's user at a refresh, asked with the refresh
+   * token it gave at the sign-in; the user's address, name and roles follow its answer. Without
+   * such a token (the provider gave none) nobody vouches for roles any more, so there are none.
+   */
+  private readonly renewAtProvider: RenewAtProvider = async ({ providerRefreshToken, issuer, subject }) => {
+    if (!providerRefreshToken) return { roles: [] };
+    try {
+      const identity = await this.identityProvider.renew(providerRefreshToken, { issuer, subject });
+      await this.users.callerFromToken(identity);
+      return { roles: identity.roles, ...(identity.refreshToken ? { providerRefreshToken: identity.refreshToken } : {}) };
+    } catch (error) {
+      if (error instanceof ProviderRefusedError) throw new InvalidGrantError(`${error.message}: the connection is revoked, sign in again`);
+      if (error instanceof ProviderUnreachableError) throw new ProviderUnavailableError(error.message);
+      throw error;
+    }
+  };
 
   /** RFC 6749 §4.1.2: a code presented twice may have been stolen, so what it gave is withdrawn. */
   private async refuseReusedCode(row: AuthorizationRequestEntity): Promise<never> {

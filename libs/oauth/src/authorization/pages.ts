@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
+import { withDeceptiveCharactersShown } from '../clients/client-metadata.js';
 import type { ConsentView } from './authorization.service.js';
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[character]!);
+/** A name as people must read it: escaped, and with any character that would make it read as another written out. */
+const shownName = (text: string) => escapeHtml(withDeceptiveCharactersShown(text));
 
 /** The pages' one style sheet, allowed by its hash: no inline script or style from anywhere else can run. */
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;color:#1a1a1a}
@@ -48,7 +51,7 @@ ${body}
 
 /** Names the app (flagged when it named itself), the account and what it may do; two buttons, no script. */
 export function consentPage(view: ConsentView): string {
-  const app = escapeHtml(view.clientName);
+  const app = shownName(view.clientName);
   const origin = escapeHtml(formActionSource(view.redirectUri));
   const scopes = view.scopes.length
     ? `<ul>${view.scopes.map((scope) => `<li><code>${escapeHtml(scope)}</code></li>`).join('')}</ul>`
@@ -57,10 +60,10 @@ export function consentPage(view: ConsentView): string {
     ? `<p>Its identity is published at <code>${escapeHtml(view.clientId)}</code>.</p>`
     : `<p class="note" role="note"><strong>Unverified app.</strong> This app registered itself and chose its own name; make sure you started this sign-in from it.</p>`;
   return page(
-    `Allow ${view.clientName}?`,
+    `Allow ${withDeceptiveCharactersShown(view.clientName)}?`,
     `<h1>Allow <strong>${app}</strong> to use your account?</h1>
 ${provenance}
-<p>Signed in as <strong>${escapeHtml(view.account)}</strong>.</p>
+<p>Signed in as <strong>${shownName(view.account)}</strong>.</p>
 <h2>It will be able to use tools with these scopes</h2>
 ${scopes}
 <p>You will be returned to <code>${origin}</code>. You can revoke this access at any time.</p>

@@ -18,6 +18,7 @@ describe('redirect URIs a client may register', () => {
     ['http://127.0.0.1.attacker.example/cb', 'plain http to another machine'],
     ['https://claude.ai/cb#fragment', 'has a fragment'],
     ['/relative/callback', 'is not an absolute URL'],
+    [`https://claude.ai/cb?pad=${'x'.repeat(2100)}`, 'at most 2048 characters'],
   ])('refuses %s (%s)', (uri, reason) => {
     expect(() => checkRedirectUri(uri)).toThrow(reason);
   });
@@ -45,6 +46,7 @@ describe('a registration (RFC 7591)', () => {
       clientUri: null,
       redirectUris: ['https://a.example.com/cb'],
       authMethod: 'client_secret_basic',
+      grantTypes: ['authorization_code', 'refresh_token'],
     });
     expect(() => parseRegistration({ redirect_uris: [] })).toThrow('redirect_uris must be a non-empty list');
     expect(() => parseRegistration({ redirect_uris: ['https://a.example.com/cb'], grant_types: ['client_credentials'] })).toThrow('grant_types');
@@ -52,9 +54,33 @@ describe('a registration (RFC 7591)', () => {
       'token_endpoint_auth_method',
     );
     expect(() => parseRegistration({ redirect_uris: ['https://a.example.com/cb'], client_name: 'Claude\nVerified by Anthropic' })).toThrow(
-      'without control characters',
+      'client_name holds U+000A, a control, invisible or direction-changing character',
     );
     expect(() => parseRegistration([])).toThrow('must be a JSON object');
+  });
+
+  it.each([
+    ['a right-to-left override', '\u202Eedualc', 'U+202E'],
+    ['a left-to-right isolate', 'Cl\u2066aude\u2069', 'U+2066'],
+    ['a pop directional isolate', 'Claude\u2069', 'U+2069'],
+    ['a zero-width space', 'Cla\u200Bude', 'U+200B'],
+    ['a byte order mark', '\uFEFFClaude', 'U+FEFF'],
+    ['a Hangul filler', 'Claude\u3164', 'U+3164'],
+  ])('refuses a client name with %s, naming the character', (_what, name, codePoint) => {
+    expect(() => parseRegistration({ redirect_uris: ['https://a.example.com/cb'], client_name: name })).toThrow(`client_name holds ${codePoint}`);
+  });
+
+  it('takes names in any script, with accents and spaces', () => {
+    for (const name of ['Claude', 'Cursor 1.2 (beta)', 'Pâtisserie Ñandú', '会话助手', 'مساعد البريد'])
+      expect(parseRegistration({ redirect_uris: ['https://a.example.com/cb'], client_name: name }).clientName).toBe(name);
+  });
+
+  it('takes the JWT-bearer grant (ID-JAG) from a client with a secret only', () => {
+    const jwtBearer = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+    expect(parseRegistration({ redirect_uris: ['https://a.example.com/cb'], grant_types: [jwtBearer] }).grantTypes).toEqual([jwtBearer]);
+    expect(() => parseRegistration({ redirect_uris: ['https://a.example.com/cb'], grant_types: [jwtBearer], token_endpoint_auth_method: 'none' })).toThrow(
+      'is for clients with a secret',
+    );
   });
 });
 

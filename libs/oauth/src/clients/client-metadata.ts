@@ -29,16 +29,41 @@ export interface ClientRegistration {
   clientUri: string | null;
   redirectUris: string[];
   authMethod: ClientAuthMethod;
+  grantTypes: string[];
 }
 
 const AUTH_METHODS: readonly ClientAuthMethod[] = ['none', 'client_secret_basic', 'client_secret_post'];
 /** Schemes a redirect must never use: they run code or read files in the browser rather than hand the code to an app. */
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ws:', 'wss:', 'ftp:']);
 const MAX_REDIRECT_URIS = 10;
+/** What browsers and servers reliably carry in a URL; a redirect URI is sent back with a code and `state` appended. */
+export const MAX_URI_LENGTH = 2048;
 const MAX_TEXT = 200;
+/** RFC 7523's grant, for an identity provider's grant (ID-JAG): only a client with a secret may use it. */
+export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
+const GRANT_TYPES = ['authorization_code', 'refresh_token', JWT_BEARER_GRANT];
 
-/** A name with a line break or other control character could fake lines on the consent page. */
-const hasControlCharacter = (text: string) => [...text].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f);
+/**
+ * Characters a name shown to people must not hold: control characters (a line break could fake
+ * lines on the consent page), format characters such as the bidirectional overrides and isolates
+ * (U+202E shows "\u202Eedualc" as "claude") and zero-width ones (U+200B), line and paragraph
+ * separators, private-use characters, and fillers that show as nothing (U+3164): anything that
+ * reads as something else or as nothing.
+ */
+const DECEPTIVE_CHARACTER = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Default_Ignorable_Code_Point}]/u;
+
+const codePointOf = (character: string) => `U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+
+/** The first character of `text` that could make it read as something else, as `U+XXXX`; undefined when there is none. */
+export function deceptiveCharacter(text: string): string | undefined {
+  const found = DECEPTIVE_CHARACTER.exec(text)?.[0];
+  return found === undefined ? undefined : codePointOf(found);
+}
+
+/** `text` with each such character written out (`[U+202E]`), for a page that shows a name stored before it was refused. */
+export function withDeceptiveCharactersShown(text: string): string {
+  return text.replace(new RegExp(DECEPTIVE_CHARACTER.source, 'gu'), (character) => `[${codePointOf(character)}]`);
+}
 
 const loopbackHost = (url: URL) => isLoopback(url.hostname.replace(/^\[|\]$/g, ''));
 
@@ -49,6 +74,8 @@ const loopbackHost = (url: URL) => isLoopback(url.hostname.replace(/^\[|\]$/g, '
  */
 export function checkRedirectUri(raw: unknown): string {
   if (typeof raw !== 'string' || !raw) throw new ClientMetadataError('invalid_redirect_uri', 'each redirect URI must be a non-empty string');
+  if (raw.length > MAX_URI_LENGTH)
+    throw new ClientMetadataError('invalid_redirect_uri', `a redirect URI may be at most ${MAX_URI_LENGTH} characters, this one has ${raw.length}`);
   const url = parseUrl(raw);
   if (!url) throw new ClientMetadataError('invalid_redirect_uri', `"${raw}" is not an absolute URL`);
   if (url.hash || raw.includes('#')) throw new ClientMetadataError('invalid_redirect_uri', `"${raw}" has a fragment, which a redirect URI must not`);
@@ -86,19 +113,32 @@ function redirectUris(value: unknown): string[] {
 function optionalText(document: Record<string, unknown>, field: string): string | undefined {
   const value = document[field];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value.length > MAX_TEXT || hasControlCharacter(value))
-    throw new ClientMetadataError('invalid_client_metadata', `${field} must be text of at most ${MAX_TEXT} characters without control characters`);
+  if (typeof value !== 'string' || value.length > MAX_TEXT || !value.isWellFormed())
+    throw new ClientMetadataError('invalid_client_metadata', `${field} must be text of at most ${MAX_TEXT} characters`);
+  const deceptive = deceptiveCharacter(value);
+  if (deceptive)
+    throw new ClientMetadataError(
+      'invalid_client_metadata',
+      `${field} holds ${deceptive}, a control, invisible or direction-changing character, which could make it read as another name`,
+    );
   return value;
 }
 
-/** Only the authorization code flow is offered: a client that asks for other grants or responses is told so rather than half-served. */
-function checkFlows(document: Record<string, unknown>): void {
-  const grants = document.grant_types ?? ['authorization_code'];
-  if (!Array.isArray(grants) || grants.some((grant) => grant !== 'authorization_code' && grant !== 'refresh_token'))
-    throw new ClientMetadataError('invalid_client_metadata', 'grant_types may hold only authorization_code and refresh_token');
+/**
+ * The code flow (with refresh), and the JWT-bearer grant of an identity provider's assertion for a
+ * client with a secret: a client that asks for other grants or responses is told so rather than
+ * half-served. The grants it may use, for `/register`'s answer.
+ */
+function checkFlows(document: Record<string, unknown>, authMethod: ClientAuthMethod): string[] {
+  const grants = document.grant_types ?? ['authorization_code', 'refresh_token'];
+  if (!Array.isArray(grants) || grants.some((grant) => !GRANT_TYPES.includes(grant as string)))
+    throw new ClientMetadataError('invalid_client_metadata', `grant_types may hold only ${GRANT_TYPES.join(', ')}`);
+  if (grants.includes(JWT_BEARER_GRANT) && authMethod === 'none')
+    throw new ClientMetadataError('invalid_client_metadata', `${JWT_BEARER_GRANT} is for clients with a secret: use client_secret_basic or client_secret_post`);
   const responses = document.response_types ?? ['code'];
   if (!Array.isArray(responses) || responses.some((type) => type !== 'code'))
     throw new ClientMetadataError('invalid_client_metadata', 'response_types may hold only code');
+  return grants as string[];
 }
 
 function asObject(document: unknown, what: string): Record<string, unknown> {
@@ -111,14 +151,14 @@ function asObject(document: unknown, what: string): Record<string, unknown> {
 export function parseRegistration(body: unknown): ClientRegistration {
   const document = asObject(body, 'the registration');
   const uris = redirectUris(document.redirect_uris);
-  checkFlows(document);
   const authMethod = (document.token_endpoint_auth_method ?? 'client_secret_basic') as ClientAuthMethod;
   if (!AUTH_METHODS.includes(authMethod))
     throw new ClientMetadataError('invalid_client_metadata', `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}`);
+  const grantTypes = checkFlows(document, authMethod);
   const clientUri = optionalText(document, 'client_uri');
   if (clientUri !== undefined && parseUrl(clientUri)?.protocol !== 'https:')
     throw new ClientMetadataError('invalid_client_metadata', 'client_uri must be an https URL');
-  return { clientName: optionalText(document, 'client_name') ?? 'Unnamed client', clientUri: clientUri ?? null, redirectUris: uris, authMethod };
+  return { clientName: optionalText(document, 'client_name') ?? 'Unnamed client', clientUri: clientUri ?? null, redirectUris: uris, authMethod, grantTypes };
 }
 
 /**
@@ -138,7 +178,7 @@ export function clientFromMetadataDocument(clientId: string, body: unknown): OAu
       'invalid_client_metadata',
       `token_endpoint_auth_method "${String(method)}" is not offered to metadata-document clients: use none (PKCE)`,
     );
-  checkFlows(document);
+  checkFlows(document, 'none');
   const host = new URL(clientId).host;
   return {
     id: clientId,
@@ -151,6 +191,7 @@ export function clientFromMetadataDocument(clientId: string, body: unknown): OAu
 
 /** True when a client id is a metadata document's URL (https, with a path) rather than an id this server gave. */
 export function isMetadataDocumentUrl(clientId: string, allowInsecureDev: boolean): boolean {
+  if (clientId.length > MAX_URI_LENGTH) return false;
   const url = parseUrl(clientId);
   if (!url || (url.protocol !== 'https:' && !(allowInsecureDev && url.protocol === 'http:'))) return false;
   return url.pathname !== '/' && !url.hash && !url.username && !url.password;

@@ -4,7 +4,15 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { MoreThan, type Repository } from 'typeorm';
 import { hashSecret } from '@app/auth';
 import { OAUTH_OPTIONS, type OAuthModuleOptions } from '../oauth.options.js';
-import { clientFromMetadataDocument, ClientMetadataError, isMetadataDocumentUrl, type ClientRegistration, type OAuthClient } from './client-metadata.js';
+import {
+  clientFromMetadataDocument,
+  ClientMetadataError,
+  isMetadataDocumentUrl,
+  JWT_BEARER_GRANT,
+  MAX_URI_LENGTH,
+  type ClientRegistration,
+  type OAuthClient,
+} from './client-metadata.js';
 import { ClientMetadataFetchError, fetchClientMetadataDocument } from './client-metadata-fetch.js';
 import { RegisteredClientEntity } from './registered-client.entity.js';
 
@@ -66,7 +74,7 @@ export class ClientsService {
       client_name: row.clientName,
       ...(row.clientUri ? { client_uri: row.clientUri } : {}),
       redirect_uris: row.redirectUris,
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', ...(registration.grantTypes.includes(JWT_BEARER_GRANT) ? [JWT_BEARER_GRANT] : [])],
       response_types: ['code'],
       token_endpoint_auth_method: row.authMethod,
     };
@@ -74,6 +82,9 @@ export class ClientsService {
 
   /** The client `clientId` names: a live registration, or a metadata document fetched now or earlier. */
   async find(clientId: string): Promise<OAuthClient> {
+    if (clientId.length > MAX_URI_LENGTH) throw new UnknownClientError(`A client id is at most ${MAX_URI_LENGTH} characters; this one has ${clientId.length}`);
+    // From HTTP Basic, where nothing else refused them: no id this server gave or fetched holds a control character.
+    if (/\p{Cc}/u.test(clientId) || !clientId.isWellFormed()) throw new UnknownClientError('The client id holds a control character or half a surrogate pair');
     if (isMetadataDocumentUrl(clientId, this.options.allowInsecureDev)) return this.fromDocument(clientId);
     const row = await this.registered.findOneBy({ id: clientId, expiresAt: MoreThan(new Date()) });
     if (!row) throw new UnknownClientError(`No client is registered as "${clientId}" (or its registration expired): register it again`);

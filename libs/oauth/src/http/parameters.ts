@@ -13,20 +13,35 @@ export function oauthParameters(source: unknown): OAuthParameters {
   for (const [name, value] of Object.entries(source)) {
     if (Array.isArray(value)) throw new OAuthError('invalid_request', `${name} is given more than once`);
     if (typeof value !== 'string') throw new OAuthError('invalid_request', `${name} must be text`);
+    // Stored or compared as they come: PostgreSQL text holds no NUL, and half a surrogate pair is no character.
+    if (value.includes('\u0000') || !value.isWellFormed()) throw new OAuthError('invalid_request', `${name} holds a NUL character or half a surrogate pair`);
     // RFC 6749 §3.1: an empty parameter is treated as absent.
     if (value !== '') parameters[name] = value;
   }
   return parameters;
 }
 
-/** The cookies of a request, by name (only this lib's sign-in cookies are read). */
+/**
+ * The cookies of a request, by name, as they were sent. Only this lib's sign-in cookies are read,
+ * whose values are base64url and never escaped; so nothing is decoded, and another site's cookie
+ * for this host (`theme=100%`) cannot stop a sign-in.
+ */
 export function requestCookies(request: FastifyRequest): Record<string, string> {
   const cookies: Record<string, string> = {};
   for (const pair of (request.headers.cookie ?? '').split(';')) {
     const at = pair.indexOf('=');
-    if (at > 0) cookies[pair.slice(0, at).trim()] = decodeURIComponent(pair.slice(at + 1).trim());
+    if (at > 0) cookies[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
   }
   return cookies;
+}
+
+/** RFC 6749 §2.3.1: the client id and secret are form-encoded before they are joined for HTTP Basic. */
+function formDecoded(text: string, what: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    throw new OAuthError('invalid_client', `The Basic credentials' ${what} is not form-encoded (a % not followed by two hexadecimal digits)`, 401);
+  }
 }
 
 /** The client credentials of a `/token` or `/revoke` request: HTTP Basic (RFC 6749 §2.3.1) or the form. */
@@ -37,9 +52,10 @@ export function clientCredentials(request: FastifyRequest, form: OAuthParameters
     const colon = decoded.indexOf(':');
     if (colon < 0) throw new OAuthError('invalid_client', 'The Basic credentials are not client_id:client_secret', 401);
     if (form.client_secret) throw new OAuthError('invalid_request', 'Send the client secret one way only: Basic or client_secret', 400);
-    const clientId = decodeURIComponent(decoded.slice(0, colon));
+    const clientId = formDecoded(decoded.slice(0, colon), 'client id');
+    const secret = formDecoded(decoded.slice(colon + 1), 'secret');
     if (form.client_id && form.client_id !== clientId) throw new OAuthError('invalid_request', 'client_id differs from the Basic credentials');
-    return { clientId, secret: decodeURIComponent(decoded.slice(colon + 1)), method: 'client_secret_basic' as const };
+    return { clientId, secret, method: 'client_secret_basic' as const };
   }
   if (form.client_secret) return { clientId: form.client_id, secret: form.client_secret, method: 'client_secret_post' as const };
   return { clientId: form.client_id, method: 'none' as const };

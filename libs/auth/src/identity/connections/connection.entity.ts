@@ -37,6 +37,22 @@ export class ConnectionEntity {
   @Column('text')
   resource: string;
 
+  /** The roles the identity provider vouched for at the latest sign-in or refresh (`admin`, or none). */
+  @Column('text', { array: true, default: () => "'{}'" })
+  roles: string[];
+
+  /**
+   * The identity provider's refresh token, sealed (`ServerKeys`): each refresh of the connection
+   * asks the provider again, so a role it removed, or an account it closed, ends at the next
+   * refresh. Null when the provider gave none (then the connection keeps no roles past its first tokens).
+   */
+  @Column('text', { name: 'provider_refresh_token', nullable: true })
+  providerRefreshToken: string | null;
+
+  /** For a connection an identity provider granted (an ID-JAG), that provider's issuer; null for one the user consented to. */
+  @Column('text', { name: 'assertion_issuer', nullable: true })
+  assertionIssuer: string | null;
+
   @Column('timestamptz', { name: 'created_at', default: () => 'now()' })
   createdAt: Date;
 

@@ -1,8 +1,9 @@
 import { Controller, Delete, Get, HttpCode, Param } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiTag, NotFoundError, UuidParamPipe, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '../rest/decorators.js';
-import { ConnectionsService, type ConnectionView } from './connections.service.js';
+import { ConnectionListDto } from './connection-view.dto.js';
+import { ConnectionsService } from './connections.service.js';
 
 /**
  * The MCP clients a user connected through the built-in authorization server. Only a JWT manages
@@ -16,7 +17,8 @@ export class ConnectionsController {
 
   @Get()
   @ApiOperation({ summary: 'List the clients you connected, newest first, revoked ones included' })
-  async list(@CurrentCaller() caller: UserInfo): Promise<{ connections: ConnectionView[] }> {
+  @ApiOkResponse({ type: ConnectionListDto })
+  async list(@CurrentCaller() caller: UserInfo): Promise<ConnectionListDto> {
     return { connections: await this.connections.list(caller.userId) };
   }
 

@@ -1,15 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { compactVerify, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { IsNull, type Repository } from 'typeorm';
-import type { UserInfo } from '@app/common';
-import { AUTH_OPTIONS, type AuthModuleOptions } from '../../auth.options.js';
+import { isUuid, type UserInfo } from '@app/common';
 import { hashSecret } from '../../credentials.js';
+import { AccountStatus } from '../../users/account-status.js';
 import { UsersService } from '../../users/users.service.js';
 import { ConnectionEntity } from './connection.entity.js';
 import { RefreshTokenEntity } from './refresh-token.entity.js';
-import { loadSigningKeys, type SigningKey } from './server-signing-keys.js';
+import { ServerKeys } from './server-keys.js';
 
 /** How long an access token lives; its connection is looked up on every use all the same, so a revocation needs no wait. */
 export const ACCESS_TOKEN_SECONDS = 600;
@@ -27,15 +27,25 @@ export interface ConnectionGrant {
   resource: string;
   /** This server's authorization-server identifier; the tokens' `iss`. */
   issuer: string;
+  /** The roles the identity provider vouched for at the sign-in (`admin`, or none). */
+  roles?: readonly string[];
+  /** The identity provider's refresh token from the sign-in, kept sealed so that each refresh asks the provider again. */
+  providerRefreshToken?: string;
 }
 
-/** A token response (RFC 6749 §5.1). */
+/** A token response (RFC 6749 §5.1); an identity provider's grant (ID-JAG) gets no refresh token. */
 export interface IssuedTokens {
   access_token: string;
   token_type: 'Bearer';
   expires_in: number;
-  refresh_token: string;
+  refresh_token?: string;
   scope: string;
+}
+
+/** The connection a grant opened (or, for an identity provider's grant, took up again) and its tokens. */
+export interface Connected {
+  connectionId: string;
+  tokens: IssuedTokens;
 }
 
 /** What the owner sees of a connection. */
@@ -45,55 +55,107 @@ export interface ConnectionView {
   client_name: string;
   client_verified: boolean;
   scopes: string[];
+  /** The identity provider that granted it (an ID-JAG), or null when the user consented. */
+  granted_by: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Whom a refresh asks the identity provider about: the user's (issuer, subject) and the provider's refresh token, if one is kept. */
+export interface ProviderHeld {
+  issuer: string;
+  subject: string;
+  providerRefreshToken?: string;
+}
 
-/** An `invalid_grant` (RFC 6749 §5.2): the code, or here the refresh token, is not good. */
+/** What the identity provider says at a refresh. */
+export interface ProviderRenewal {
+  /** The roles it vouches for now. */
+  roles: readonly string[];
+  /** Its next refresh token, when it rotated the one it was given. */
+  providerRefreshToken?: string;
+}
+
+/**
+ * Asks the identity provider again at a refresh. It throws `InvalidGrantError` when the provider
+ * refuses (the account closed, the grant withdrawn): the connection is then revoked; any other
+ * error (the provider unreachable) leaves the refresh token unspent, for the client to retry.
+ */
+export type RenewAtProvider = (held: ProviderHeld) => Promise<ProviderRenewal>;
+
+/** An `invalid_grant` (RFC 6749 §5.2): the code, the refresh token or the assertion is not good, or its account is disabled. */
 export class InvalidGrantError extends Error {}
 
 /** An `invalid_scope` (RFC 6749 §5.2): a refresh asked for scopes other than those granted. */
 export class InvalidScopeError extends Error {}
+
+/** The identity provider a refresh must ask cannot be reached: the refresh token stays good, try again. */
+export class ProviderUnavailableError extends Error {}
+
+const DISABLED = 'The account is disabled: ask an administrator';
 
 /**
  * The credentials of the built-in authorization server: connections (a user's grant to a client),
  * their ES256 access tokens and their single-use refresh tokens. An access token is checked by the
  * same path as every other credential (`JwtStrategy`), bound to this server's `/mcp` and to a live
  * connection, looked up on every use as MCP secrets are, so revoking the connection (by the user,
- * an admin, RFC 7009, or a reused refresh token) ends it at once on every instance.
+ * an admin, RFC 7009, or a reused refresh token) ends it at once on every instance. No grant gives a
+ * token to a disabled account.
  */
 @Injectable()
 export class ConnectionsService {
-  private keys?: Promise<SigningKey[]>;
-
   constructor(
     @InjectRepository(ConnectionEntity) private readonly connections: Repository<ConnectionEntity>,
     @InjectRepository(RefreshTokenEntity) private readonly refreshTokens: Repository<RefreshTokenEntity>,
-    @Inject(AUTH_OPTIONS) private readonly options: Pick<AuthModuleOptions, 'dataDir' | 'oauthSigningKeysFile'>,
+    private readonly keys: ServerKeys,
     private readonly users: UsersService,
+    private readonly accountStatus: AccountStatus,
   ) {}
 
   /** The public keys, for the JWKS endpoint. */
   async publicKeys(): Promise<{ keys: JWK[] }> {
-    return { keys: (await this.signingKeys()).map((key) => key.publicJwk) };
+    return { keys: (await this.keys.signingKeys()).map((key) => key.publicJwk) };
   }
 
   /** Opens a connection for what the user consented to, and issues its first tokens. */
-  async connect(grant: ConnectionGrant): Promise<IssuedTokens> {
+  async connect(grant: ConnectionGrant): Promise<Connected> {
+    await this.refuseDisabled(grant.userId);
     const connection = await this.connections.save(
       this.connections.create({
-        userId: grant.userId,
-        clientId: grant.clientId,
-        clientName: grant.clientName,
-        clientVerified: grant.clientVerified,
-        scope: grant.scopes.join(' '),
-        resource: grant.resource,
+        ...this.grantedFields(grant),
+        roles: [...(grant.roles ?? [])],
+        providerRefreshToken: grant.providerRefreshToken ? await this.keys.seal(grant.providerRefreshToken) : null,
+        assertionIssuer: null,
       }),
     );
-    return this.tokensFor(connection, grant.issuer);
+    return { connectionId: connection.id, tokens: await this.tokensFor(connection, grant.issuer, { refreshable: true }) };
+  }
+
+  /**
+   * An access token for what an identity provider granted (an ID-JAG from `assertionIssuer`), with
+   * no refresh token: the client asks the provider for the next grant. The user's live connection
+   * of that client, provider, scopes and resource is taken up again, so that their list does not
+   * grow by one connection per token; revoking it ends the tokens already issued. Its roles are
+   * the latest assertion's.
+   */
+  async connectByAssertion(grant: ConnectionGrant & { assertionIssuer: string }): Promise<Connected> {
+    await this.refuseDisabled(grant.userId);
+    const fields = this.grantedFields(grant);
+    const roles = [...(grant.roles ?? [])];
+    const live = await this.connections.findOneBy({
+      userId: fields.userId,
+      clientId: fields.clientId,
+      assertionIssuer: grant.assertionIssuer,
+      scope: fields.scope,
+      resource: fields.resource,
+      revokedAt: IsNull(),
+    });
+    if (live) await this.connections.update({ id: live.id }, { lastUsedAt: new Date(), roles });
+    const connection = live
+      ? { ...live, roles }
+      : await this.connections.save(this.connections.create({ ...fields, roles, providerRefreshToken: null, assertionIssuer: grant.assertionIssuer }));
+    return { connectionId: connection.id, tokens: await this.tokensFor(connection, grant.issuer, { refreshable: false }) };
   }
 
   /**
@@ -101,24 +163,45 @@ export class ConnectionsService {
    * again is taken for a stolen copy and revokes the whole connection (OAuth 2.1 §4.3.1).
    * `requestedScope`, when the client sends one, must be the granted scopes: narrowing them on a
    * refresh is not offered, and is refused before the token is spent rather than ignored.
+   * `renew` asks the identity provider again (roles, and whether it still vouches for the user);
+   * without it the connection keeps no roles, since nobody vouched for them anew.
    */
-  async refresh(refreshToken: string, clientId: string, issuer: string, requestedScope?: string): Promise<IssuedTokens> {
+  async refresh(refreshToken: string, clientId: string, issuer: string, requestedScope?: string, renew?: RenewAtProvider): Promise<IssuedTokens> {
     const tokenHash = hashSecret(refreshToken);
-    const stored = await this.refreshTokens.findOne({ where: { tokenHash }, relations: { connection: true } });
+    const stored = await this.refreshTokens.findOne({ where: { tokenHash }, relations: { connection: { user: true } } });
     const connection = stored?.connection;
-    if (!stored || !connection || connection.clientId !== clientId) throw new InvalidGrantError('The refresh token is not valid for this client');
+    if (!stored || !connection?.user || connection.clientId !== clientId) throw new InvalidGrantError('The refresh token is not valid for this client');
     if (requestedScope !== undefined && !sameScopes(requestedScope, connection.scope)) {
       throw new InvalidScopeError(`A refresh keeps the granted scopes ("${connection.scope}"); sign in again for others`);
     }
-    const claimed = await this.refreshTokens.update({ tokenHash, usedAt: IsNull() }, { usedAt: new Date() });
+    // Before the token is spent: enabled again, the account refreshes with the same token.
+    await this.refuseDisabled(connection.userId);
+    const usedAt = new Date();
+    const claimed = await this.refreshTokens.update({ tokenHash, usedAt: IsNull() }, { usedAt });
     if (!claimed.affected) {
       await this.revokeConnection(connection.id);
       throw new InvalidGrantError('The refresh token was used before: the connection is revoked, sign in again');
     }
     if (connection.revokedAt) throw new InvalidGrantError('The connection is revoked: sign in again');
     if (stored.expiresAt.getTime() <= Date.now()) throw new InvalidGrantError('The refresh token has expired: sign in again');
-    await this.connections.update({ id: connection.id }, { lastUsedAt: new Date() });
-    return this.tokensFor(connection, issuer);
+    const renewal = renew ? await this.renewed(connection, renew, () => this.refreshTokens.update({ tokenHash, usedAt }, { usedAt: null })) : { roles: [] };
+    const providerRefreshToken = renewal.providerRefreshToken ? await this.keys.seal(renewal.providerRefreshToken) : connection.providerRefreshToken;
+    const roles = [...renewal.roles];
+    await this.connections.update({ id: connection.id }, { lastUsedAt: new Date(), roles, providerRefreshToken });
+    return this.tokensFor({ ...connection, roles }, issuer, { refreshable: true });
+  }
+
+  /** What the identity provider says of the connection's user; a refusal revokes the connection, anything else gives the refresh token back. */
+  private async renewed(connection: ConnectionEntity, renew: RenewAtProvider, release: () => Promise<unknown>): Promise<ProviderRenewal> {
+    const sealed = connection.providerRefreshToken;
+    const providerRefreshToken = sealed ? await this.keys.unseal(sealed) : undefined;
+    try {
+      return await renew({ issuer: connection.user!.issuer, subject: connection.user!.subject, ...(providerRefreshToken ? { providerRefreshToken } : {}) });
+    } catch (error) {
+      if (error instanceof InvalidGrantError) await this.revokeConnection(connection.id);
+      else await release();
+      throw error;
+    }
   }
 
   /** RFC 7009: a refresh or access token of `clientId` revokes its connection; anything else is ignored, as the RFC asks. */
@@ -155,9 +238,9 @@ export class ConnectionsService {
     }
   }
 
-  /** The caller an access token of this server stands for, with its scopes, if it is for `resource` and its connection is live. */
+  /** The caller an access token of this server stands for, with its scopes and roles, if it is for `resource` and its connection is live. */
   async callerFor(token: string, issuer: string, resource: string): Promise<UserInfo> {
-    const keys = await this.signingKeys();
+    const keys = await this.keys.signingKeys();
     let payload;
     try {
       ({ payload } = await jwtVerify(
@@ -175,16 +258,30 @@ export class ConnectionsService {
     }
     const audiences = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (!audiences.includes(resource)) throw new UnauthorizedException(`Invalid token: it is for ${audiences.join(', ')}, not ${resource}`);
-    const connection =
-      typeof payload.cid === 'string' && UUID.test(payload.cid)
-        ? await this.connections.findOne({ where: { id: payload.cid, revokedAt: IsNull() }, relations: { user: true } })
-        : null;
+    const connection = isUuid(payload.cid)
+      ? await this.connections.findOne({ where: { id: payload.cid, revokedAt: IsNull() }, relations: { user: true } })
+      : null;
     if (!connection?.user || connection.userId !== payload.sub) throw new UnauthorizedException('Invalid token: its connection is revoked');
-    return { ...this.users.callerFromUser(connection.user), scopes: connection.scope.split(' ').filter(Boolean) };
+    return { ...this.users.callerFromUser(connection.user, connection.roles), scopes: connection.scope.split(' ').filter(Boolean) };
   }
 
-  private async tokensFor(connection: ConnectionEntity, issuer: string): Promise<IssuedTokens> {
-    const [key] = await this.signingKeys();
+  private async refuseDisabled(userId: string): Promise<void> {
+    if (await this.accountStatus.isDisabledNow(userId)) throw new InvalidGrantError(DISABLED);
+  }
+
+  private grantedFields(grant: ConnectionGrant) {
+    return {
+      userId: grant.userId,
+      clientId: grant.clientId,
+      clientName: grant.clientName,
+      clientVerified: grant.clientVerified,
+      scope: grant.scopes.join(' '),
+      resource: grant.resource,
+    };
+  }
+
+  private async tokensFor(connection: ConnectionEntity, issuer: string, { refreshable }: { refreshable: boolean }): Promise<IssuedTokens> {
+    const [key] = await this.keys.signingKeys();
     const accessToken = await new SignJWT({ scope: connection.scope, client_id: connection.clientId, cid: connection.id })
       .setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', kid: key!.kid })
       .setIssuer(issuer)
@@ -194,6 +291,8 @@ export class ConnectionsService {
       .setExpirationTime(`${ACCESS_TOKEN_SECONDS}s`)
       .setJti(randomUUID())
       .sign(key!.privateKey);
+    const tokens: IssuedTokens = { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, scope: connection.scope };
+    if (!refreshable) return tokens;
     const refreshToken = REFRESH_TOKEN_PREFIX + randomBytes(32).toString('base64url');
     await this.refreshTokens.insert({
       tokenHash: hashSecret(refreshToken),
@@ -201,30 +300,26 @@ export class ConnectionsService {
       expiresAt: new Date(Date.now() + REFRESH_TOKEN_SECONDS * 1000),
       usedAt: null,
     });
-    return { access_token: accessToken, token_type: 'Bearer', expires_in: ACCESS_TOKEN_SECONDS, refresh_token: refreshToken, scope: connection.scope };
+    return { ...tokens, refresh_token: refreshToken };
   }
 
+  /** Revoked, a connection keeps no secret of the identity provider's. */
   private async revokeConnection(id: string): Promise<void> {
-    await this.connections.update({ id, revokedAt: IsNull() }, { revokedAt: new Date() });
+    await this.connections.update({ id, revokedAt: IsNull() }, { revokedAt: new Date(), providerRefreshToken: null });
   }
 
   /** The connection of an access token this server signed, expired or not (a client may revoke a token it holds past its life). */
   private async signedConnectionId(token: string): Promise<string | undefined> {
-    const keys = await this.signingKeys();
+    const keys = await this.keys.signingKeys();
     try {
       const key = keys.find((candidate) => candidate.kid === decodeProtectedHeader(token).kid);
       if (!key) return undefined;
       const { payload } = await compactVerify(token, key.publicKey, { algorithms: ['ES256'] });
       const cid = (JSON.parse(new TextDecoder().decode(payload)) as { cid?: unknown }).cid;
-      return typeof cid === 'string' && UUID.test(cid) ? cid : undefined;
+      return isUuid(cid) ? cid : undefined;
     } catch {
       return undefined;
     }
-  }
-
-  private signingKeys(): Promise<SigningKey[]> {
-    this.keys ??= loadSigningKeys(this.options.oauthSigningKeysFile, this.options.dataDir);
-    return this.keys;
   }
 }
 
@@ -240,6 +335,7 @@ function toView(row: ConnectionEntity): ConnectionView {
     client_name: row.clientName,
     client_verified: row.clientVerified,
     scopes: row.scope.split(' ').filter(Boolean),
+    granted_by: row.assertionIssuer,
     created_at: row.createdAt.toISOString(),
     last_used_at: row.lastUsedAt?.toISOString() ?? null,
     revoked_at: row.revokedAt?.toISOString() ?? null,

@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK, type KeyObject } from 'jose';
@@ -11,6 +12,12 @@ export interface SigningKey {
   privateKey: KeyObject | CryptoKey;
   publicKey: KeyObject | CryptoKey;
   publicJwk: JWK;
+  /**
+   * A 256-bit key derived from the private one (HKDF, a purpose of its own), for secrets the server
+   * keeps for itself (an identity provider's refresh token): the instances that share the key file
+   * open each other's, and no key to configure is added.
+   */
+  sealingKey: Uint8Array;
 }
 
 /**
@@ -42,7 +49,8 @@ async function signingKey(jwk: JWK, where: string): Promise<SigningKey> {
   const publicJwk: JWK = { kty: 'EC', crv: 'P-256', x: publicPart.x, y: publicPart.y, kid, alg: 'ES256', use: 'sig' };
   const publicKey = await importJWK(publicJwk, 'ES256');
   if (publicKey instanceof Uint8Array) throw new Error(`${where} is not an asymmetric key`);
-  return { kid, privateKey, publicKey, publicJwk };
+  const sealingKey = new Uint8Array(hkdfSync('sha256', Buffer.from(jwk.d, 'base64url'), 'mirobody', 'oauth:sealed-secrets', 32));
+  return { kid, privateKey, publicKey, publicJwk, sealingKey };
 }
 
 async function publishGeneratedKeys(dataDir: string, path: string): Promise<void> {

@@ -3,6 +3,7 @@ import { createVerifier, TokenError } from 'fast-jwt';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import { LONE_SURROGATE_PROBLEM } from '@app/common';
 import { LOCAL_ISSUER, type AuthModuleOptions } from '../../auth.options.js';
+import { claimAt, claimValues } from '../../users/claims.js';
 import type { TokenIdentity } from '../../users/token-identity.js';
 import type { JwtKeySource } from './jwt-secret.js';
 
@@ -56,7 +57,7 @@ export class JwtVerifier {
       email: typeof payload.email === 'string' ? payload.email : undefined,
       emailVerified: payload.email_verified === true,
       name: typeof payload.name === 'string' ? payload.name : undefined,
-      roles: rolesFrom(claimAt(payload, this.options.jwtRolesClaim)),
+      roles: claimValues(claimAt(payload, this.options.jwtRolesClaim)),
       ...(this.options.jwtScopesClaim ? { scopes: scopesFrom(claimAt(payload, this.options.jwtScopesClaim), this.options.jwtScopesClaim) } : {}),
       ...(typeof payload.agent === 'string' && payload.agent !== '' ? { agent: payload.agent } : {}),
     };
@@ -105,16 +106,6 @@ function keySetCheck(url: URL, options: VerifierOptions): SignatureCheck {
 }
 
 /**
- * The claim named `path`, else the nested one it points to: `realm_access.roles` reads
- * `payload.realm_access.roles` as Keycloak nests them, while a namespaced claim such as
- * `https://example.com/roles` (Auth0) is found under its full name first.
- */
-function claimAt(payload: JWTPayload, path: string): unknown {
-  if (path in payload) return payload[path];
-  return path.split('.').reduce<unknown>((value, key) => (value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined), payload);
-}
-
-/**
  * A token's scopes: one space-separated string (RFC 9068's `scope`) or a list of strings (Entra
  * ID's `roles`, Okta's `scp`); none without the claim. Anything else is refused, never read as
  * "no scopes" or "every scope".
@@ -124,10 +115,4 @@ function scopesFrom(value: unknown, claim: string): string[] {
   if (typeof value === 'string') return value.split(' ').filter(Boolean);
   if (Array.isArray(value) && value.every((scope) => typeof scope === 'string')) return value as string[];
   throw new UnauthorizedException(`Invalid token: "${claim}" must be a space-separated string or a list of strings`);
-}
-
-/** A list of strings, or one space-separated string (the OAuth `scope` style some providers use). */
-function rolesFrom(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(' ').filter(Boolean);
-  return Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string') : [];
 }

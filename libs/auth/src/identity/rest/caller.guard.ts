@@ -5,8 +5,9 @@ import { AUTHENTICATION_REQUIRED, bearerChallenge, CALLER_RESOLVER, resourceMeta
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../../auth.options.js';
 import { presentedCredential } from '../../credentials.js';
 import { ADMIN_ROLE } from '../../users/users.service.js';
+import { ConsoleCredential, type RequestConsoleSession } from '../console-sessions/console-credential.js';
 
-export type AuthenticatedRequest = FastifyRequest & { user?: UserInfo };
+export type AuthenticatedRequest = FastifyRequest & { user?: UserInfo; consoleSession?: RequestConsoleSession };
 
 /** What a route demands of its caller, recorded by `@Authenticated()` / `@AdminOnly()`. */
 export interface CallerRequirement {
@@ -18,9 +19,9 @@ export interface CallerRequirement {
 export const CALLER_REQUIREMENT = 'mirobody:caller-requirement';
 
 /**
- * Lets a request through with a valid JWT or MCP secret (resolved exactly as `/mcp` resolves it)
- * and puts the caller on `request.user`; 401 with the RFC 9728 challenge without one, 403 for a
- * non-admin on an admin route.
+ * Lets a request through with a valid JWT or MCP secret (resolved exactly as `/mcp` resolves it),
+ * or else the web console's session cookie, and puts the caller on `request.user`; 401 with the
+ * RFC 9728 challenge without one, 403 for a non-admin on an admin route.
  */
 @Injectable()
 export class CallerGuard implements CanActivate {
@@ -28,6 +29,7 @@ export class CallerGuard implements CanActivate {
     private readonly reflector: Reflector,
     @Inject(CALLER_RESOLVER) private readonly callers: CallerResolver,
     @Inject(AUTH_OPTIONS) private readonly options: AuthModuleOptions,
+    private readonly console: ConsoleCredential,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -36,7 +38,8 @@ export class CallerGuard implements CanActivate {
     try {
       if (requirement.jwtOnly && presentedCredential(request)?.kind === 'secret')
         throw new UnauthorizedException('This endpoint takes a JWT, not an MCP secret');
-      const caller = await this.callers.resolve(request);
+      // A bearer credential speaks for the request when there is one; the console's cookie only without.
+      const caller = (await this.callers.resolve(request)) ?? (await this.console.callerOf(request));
       if (!caller) throw new UnauthorizedException(AUTHENTICATION_REQUIRED);
       request.user = caller;
       if (requirement.admin && !caller.roles?.includes(ADMIN_ROLE)) throw new ForbiddenException('Administrators only');

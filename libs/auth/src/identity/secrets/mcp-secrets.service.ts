@@ -1,7 +1,7 @@
 import { Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, MoreThan, type Repository } from 'typeorm';
-import { BackgroundWrites, ConflictError, cursorKey, decodeCursor, toPage, type Page } from '@app/common';
+import { BackgroundWrites, ConflictError, cursorKey, decodeCursor, isUuid, toPage, type Page } from '@app/common';
 import { AUTH_OPTIONS, type AuthModuleOptions } from '../../auth.options.js';
 import { generateSecret, hashSecret } from '../../credentials.js';
 import { McpSecretEntity } from './mcp-secret.entity.js';
@@ -24,7 +24,6 @@ export interface SecretSummary {
   lastUsedAt: Date | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Newest first: the creation time to the millisecond, then the id. */
 const KEYSET = [cursorKey.instant, cursorKey.uuid] as const;
 
@@ -107,7 +106,7 @@ export class McpSecretsService {
 
   /** False when the owner has no such live secret (another user's id included). */
   async revoke(userId: string, id: string): Promise<boolean> {
-    if (!UUID.test(id)) return false;
+    if (!isUuid(id)) return false;
     const result = await this.secrets.update({ id, userId, revokedAt: IsNull() }, { revokedAt: () => 'now()' });
     return (result.affected ?? 0) > 0;
   }
