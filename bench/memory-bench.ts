@@ -41,8 +41,8 @@ const syllables = ['ka', 'lo', 'mi', 'tren', 'sul', 'bor', 've', 'dan', 'ri', 'p
 /** Inserts `count` generated memories for `userId`; the word generator is a pure function of the row number. */
 async function insertGenerated(db: DataSource, userId: string | null, count: number, offset: number): Promise<void> {
   await db.query(
-    `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, created_at, updated_at)
-     SELECT u, k, t, t, t, c, c FROM (
+    `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, created_at, updated_at, valid_from)
+     SELECT u, k, t, t, t, c, c, c FROM (
        SELECT coalesce($1::uuid, md5('bench-other-' || (n / ${OTHERS_PER_USER}))::uuid) AS u,
               (ARRAY['fact', 'preference', 'episode'])[1 + n % 3] AS k,
               (SELECT string_agg(

@@ -3,7 +3,9 @@
  * for the lexical default and for the hybrid path with vectors from a deterministic local test
  * embedder (libs/memory/src/testing/test-embedder.ts) that this script serves over HTTP in
  * OpenAI's `/embeddings` format. Prints recall@5 and MRR per query type and language, and how many
- * times another user's memory came back (must be 0).
+ * times another user's memory came back (must be 0). Then the knowledge-update set (facts that
+ * change, memory-update-eval.ts): current-value@1, stale answers in the top 5, as-of accuracy and
+ * history completeness, for a client that follows the tool descriptions and one that does not.
  *
  * Runs on an embedded database by default, or on the PostgreSQL server DATABASE_URL names (a new
  * database there, dropped afterwards; without pgvector there, the vector rows say so).
@@ -15,6 +17,7 @@ import { MemoryEntity } from '../libs/memory/src/memory.entity.js';
 import { migratedDatabase } from '../libs/memory/src/testing/test-database.js';
 import { startTestEmbedder, TEST_EMBEDDING_DIMENSIONS } from '../libs/memory/src/testing/test-embedder.js';
 import { DECOYS, FACTS, QUERIES, type EvalQuery } from './memory-eval-set.js';
+import { evaluateKnowledgeUpdates } from './memory-update-eval.js';
 
 const K = 5;
 const CJK = /[\p{Script=Han}]/u;
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
     const decoyIds = new Set<string>();
     for (const text of DECOYS) decoyIds.add((await hybrid.remember(other, { text })).id);
     await hybrid.vectorsSettled();
+    console.log(`${process.env.DATABASE_URL ? 'PostgreSQL' : 'Embedded database'}`);
     console.log(
       `${idOf.size} facts for one user (${Object.keys(FACTS).length} written), ${decoyIds.size} decoys for another, ${QUERIES.length} queries, top_k ${K}`,
     );
@@ -110,6 +114,7 @@ async function main(): Promise<void> {
       if (missed.length) console.log(`  missed: ${missed.join(', ')}`);
     }
     console.log("\nTargets (lexical): recall@5 >= 0.9 on shared queries; other user's memories returned: 0");
+    await evaluateKnowledgeUpdates(modes);
   } finally {
     await hybrid.onModuleDestroy();
     await close();

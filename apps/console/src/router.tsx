@@ -100,10 +100,10 @@ const routeTree = root.addChildren([
   createRoute({
     ...child('/users/$userId/memories'),
     component: page(pages.memories),
-    validateSearch: stringParams('q'),
+    validateSearch: stringParams('q', 'history'),
     loaderDeps: ({ search }) => search,
-    loader: starts(pages.memories, ({ params, deps }: { params: { userId: string }; deps: { q?: string } }) =>
-      prefetch(() => queries.memories(params.userId, deps.q), true),
+    loader: starts(pages.memories, ({ params, deps }: { params: { userId: string }; deps: { q?: string; history?: string } }) =>
+      prefetch(() => queries.memories(params.userId, deps.q, deps.history === 'all'), true),
     ),
   }),
   createRoute({
@@ -131,9 +131,11 @@ const routeTree = root.addChildren([
   createRoute({
     ...child('/account/memories'),
     component: page(pages.memories),
-    validateSearch: stringParams('q'),
+    validateSearch: stringParams('q', 'history'),
     loaderDeps: ({ search }) => search,
-    loader: starts(pages.memories, ({ deps }: { deps: { q?: string } }) => prefetch(() => queries.memories(undefined, deps.q))),
+    loader: starts(pages.memories, ({ deps }: { deps: { q?: string; history?: string } }) =>
+      prefetch(() => queries.memories(undefined, deps.q, deps.history === 'all')),
+    ),
   }),
   createRoute({
     ...child('/account/files'),

@@ -124,6 +124,7 @@ describe('/admin/users/:userId/memories', () => {
       ['GET', base(), undefined],
       ['GET', `${base()}?q=peanuts`, undefined],
       ['GET', `${base()}/${id}`, undefined],
+      ['GET', `${base()}/${id}/history`, undefined],
       ['PATCH', `${base()}/${id}`, { kind: 'episode' }],
       ['DELETE', `${base()}/${id}`, undefined],
     ] as const) {

@@ -90,6 +90,34 @@ describeInBrowser('the web console for users', () => {
     await page.getByText('No memory yet.').waitFor();
   });
 
+  it('My memories: a fact that changed shows its validity, its history, and its old version on request', async () => {
+    const token = await cliToken(app, ENV, '--sub', 'uma@example.com', '--email', 'uma@example.com');
+    await withClient(app.url, '2025-11-25', bearer(token), async (client) => {
+      const acme = await structured(client, 'remember', { text: 'Uma works at Acme', valid_from: '2020-03-01' });
+      await structured(client, 'remember', { text: 'Uma works at Globex', replaces: [acme.id], valid_from: '2024-06-01' });
+    });
+    await openPage(page, 'My memories');
+    // A memory's card, by its own text (an expanded history lists the other versions' texts too).
+    const card = (text: string) =>
+      page
+        .getByRole('list', { name: 'Memories' })
+        .getByRole('listitem')
+        .filter({ has: page.getByText(text, { exact: true }) });
+    const globex = card('Uma works at Globex');
+    await globex.getByText('current', { exact: true }).waitFor();
+    expect(await card('Uma works at Acme').count()).toBe(0);
+    await globex.getByRole('button', { name: 'History' }).click();
+    const versions = globex.getByRole('list', { name: 'Versions of: Uma works at Globex' }).getByRole('listitem');
+    await versions.nth(1).waitFor();
+    expect(await versions.allInnerTexts()).toEqual([
+      expect.stringMatching(/^Uma works at Globex current, valid from 2024-06-0[12]/),
+      expect.stringMatching(/^Uma works at Acme valid from 2020-0[23]-.* until 2024-06-0[12]/),
+    ]);
+    await page.getByLabel('Include superseded versions').check();
+    await card('Uma works at Acme').getByText('superseded', { exact: true }).waitFor();
+    expect(new URL(page.url()).searchParams.get('history')).toBe('all');
+  });
+
   it('My files: previews the text read from a file, reads it again, deletes it', async () => {
     await openPage(page, 'My files');
     await page.getByLabel('Upload a file').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('Blood pressure 120/80 on Monday') });

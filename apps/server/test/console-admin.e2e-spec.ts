@@ -180,14 +180,22 @@ describeInBrowser('the web console for admins', () => {
     await recall.getByText('scope memory:read').waitFor();
     await recall.getByText('Input schema').click();
     await recall.getByRole('cell', { name: 'query' }).first().waitFor();
+    // Found by a word of its description.
+    await admin.getByLabel('Find a tool').fill('long-term');
+    await admin.getByRole('button', { name: 'Show' }).click();
+    await whoami.waitFor({ state: 'detached' });
+    const shown = await admin.getByRole('heading', { level: 2 }).allInnerTexts();
+    expect(shown).toContain('recall_memory');
+    expect(shown).not.toContain('echo');
   });
 
   it('Audit trail: filters by action and downloads what it shows as CSV', async () => {
     await openPage(admin, 'Audit trail');
     await admin.getByLabel('Action').fill('user.disable');
     await admin.getByRole('button', { name: 'Filter' }).click();
+    // The unfiltered list shows alice's rows too: wait for the filter to have taken the others away.
+    await admin.getByRole('row').filter({ hasText: 'user.enable' }).first().waitFor({ state: 'detached' });
     await admin.getByRole('row').filter({ hasText: 'alice@example.com' }).first().waitFor();
-    expect(await admin.getByRole('row').filter({ hasText: 'user.enable' }).count()).toBe(0);
     const [download] = await Promise.all([admin.waitForEvent('download'), admin.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()

@@ -51,23 +51,27 @@ describe('remember and recall_memory over MCP', () => {
   it.each(ERAS)('remember, then recall finds it; the same sentence again is deduplicated (revision %s)', async (era) => {
     await withClient(running.url, era, bearer(tokens.alice), async (client) => {
       const stored = await structured(client, 'remember', { text: `My sister in ${era} lives in Valencia and loves sailing.` });
-      expect(stored).toEqual({ id: expect.any(String), stored: true });
+      expect(stored).toEqual({ id: expect.any(String), stored: true, superseded: [], related: expect.any(Array) });
       const recalled = (await structured(client, 'recall_memory', { query: `sister sailing ${era}` })).memories as Record<string, unknown>[];
       expect(recalled[0]).toEqual({
         id: stored.id,
         text: `My sister in ${era} lives in Valencia and loves sailing.`,
         kind: 'fact',
+        key: null,
         score: expect.any(Number),
         created_at: expect.any(String),
+        valid_from: expect.any(String),
+        valid_to: null,
+        superseded_by: null,
       });
       expect(recalled[0]!.score).toBeGreaterThan(0);
       expect(recalled[0]!.score).toBeLessThanOrEqual(1);
       const again = await structured(client, 'remember', { text: `  MY SISTER IN ${era} LIVES IN VALENCIA AND LOVES SAILING `, kind: 'preference' });
-      expect(again).toEqual({ id: stored.id, stored: true, deduplicated: true });
+      expect(again).toEqual({ id: stored.id, stored: true, deduplicated: true, superseded: [], related: expect.any(Array) });
       const wide = await structured(client, 'remember', {
         text: `my sister in ${era} lives in valencia and loves sailing！`.replace('valencia', 'ｖａｌｅｎｃｉａ'),
       });
-      expect(wide).toEqual({ id: stored.id, stored: true, deduplicated: true });
+      expect(wide).toEqual({ id: stored.id, stored: true, deduplicated: true, superseded: [], related: expect.any(Array) });
     });
   });
 
@@ -121,6 +125,8 @@ describe('/api/memories', () => {
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       deduplicated: false,
+      superseded: [],
+      related: [],
       memory: {
         id: expect.any(String),
         text: 'Has a dentist appointment every six months',
@@ -128,6 +134,10 @@ describe('/api/memories', () => {
         source: null,
         createdAt: expect.any(String),
         updatedAt: expect.any(String),
+        key: null,
+        validFrom: expect.any(String),
+        validTo: null,
+        supersededBy: null,
       },
     });
     const id = created.body.memory.id as string;
@@ -219,8 +229,10 @@ describe('/api/memories', () => {
         '/api/memories',
         '/api/memories/export',
         '/api/memories/{id}',
+        '/api/memories/{id}/history',
         '/admin/users/{userId}/memories',
         '/admin/users/{userId}/memories/{id}',
+        '/admin/users/{userId}/memories/{id}/history',
       ]),
     );
   });
@@ -285,9 +297,10 @@ describe('with MEMORY_ENABLED=false', () => {
   it.each(ERAS)('both tools stay listed and answer a clean tool error (revision %s)', async (era) => {
     await withClient(disabled.url, era, bearer(token), async (client) => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names).toEqual(expect.arrayContaining(['remember', 'recall_memory']));
+      expect(names).toEqual(expect.arrayContaining(['remember', 'recall_memory', 'forget_memory']));
       expect(await toolError(client, 'remember', { text: 'anything' })).toBe('Long-term memory is not enabled on this server');
       expect(await toolError(client, 'recall_memory', { query: 'anything' })).toBe('Long-term memory is not enabled on this server');
+      expect(await toolError(client, 'forget_memory', { query: 'anything' })).toBe('Long-term memory is not enabled on this server');
     });
   });
 });

@@ -7,7 +7,7 @@ const METADATA = 'https://mcp.example.com/.well-known/oauth-protected-resource';
 const BUILT_IN_SCOPES = ['conversations:write', 'files:read', 'health:read', 'memory:read', 'memory:write'];
 /** The built-in tools that require no scope (and the probe tools every test app has, which require none either). */
 const UNSCOPED = ['echo', 'render_chart', 'whoami'];
-const SCOPED = ['family_health', 'list_files', 'read_file', 'recall_memory', 'remember', 'summarize_conversation'];
+const SCOPED = ['family_health', 'forget_memory', 'list_files', 'read_file', 'recall_memory', 'remember', 'summarize_conversation'];
 
 const call = (name: string, args: Record<string, unknown> = {}, id = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const post = (url: URL, body: unknown, headers: Record<string, string> = {}) => postRaw(url, JSON.stringify(body), { ...JSON_HEADERS, ...headers });
@@ -33,7 +33,7 @@ describe.each(ERAS)('tools/list and tools/call with JWT_SCOPES_CLAIM, revision %
   it("lists only the tools a token's scopes allow", async () => {
     const aliceSees = await listedTools(running.url, era, alice);
     expect(aliceSees).toEqual(expect.arrayContaining([...UNSCOPED, 'list_files', 'read_file', 'recall_memory']));
-    for (const hidden of ['remember', 'family_health', 'summarize_conversation']) expect(aliceSees).not.toContain(hidden);
+    for (const hidden of ['remember', 'forget_memory', 'family_health', 'summarize_conversation']) expect(aliceSees).not.toContain(hidden);
 
     const bobSees = await listedTools(running.url, era, bob);
     expect(bobSees).toEqual(expect.arrayContaining(UNSCOPED));

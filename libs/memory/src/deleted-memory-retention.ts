@@ -38,14 +38,17 @@ export function describeRetention(seconds: number): string {
  * database's triggers, see the CountMemoriesPerUser migration), stores the memory if there is
  * room, with its words in the user's vocabulary, and answers the new id (null: no room) and the
  * counts it read. $1 user, $2 kind, $3 text, $4 dedupe key, $5 search text, $6 source, $7 the
- * text's vocabulary words, $8 the most live, $9 the most held (`roomLimits`).
+ * text's vocabulary words, $8 the most live, $9 the most held (`roomLimits`), $10 the new id
+ * (chosen before, so that the memories it supersedes can name it), $11 its key, $12 its
+ * valid_from (null: now).
  */
 export const storeIfRoomSql = `
   WITH room AS (
     SELECT coalesce(max(live), 0) AS live, coalesce(max(held), 0) AS held FROM memory_counts WHERE user_id = $1::uuid
   ), stored AS (
-    INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, source)
-    SELECT $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text FROM room WHERE room.live < $8::int AND room.held < $9::int
+    INSERT INTO memories (id, user_id, kind, text, dedupe_key, search_text, source, key, valid_from)
+    SELECT $10::uuid, $1::uuid, $2::text, $3::text, $4::text, $5::text, $6::text, $11::text, coalesce($12::timestamptz, now())
+      FROM room WHERE room.live < $8::int AND room.held < $9::int
     RETURNING id
   ), vocabulary AS (
     INSERT INTO memory_words (user_id, word) SELECT $1::uuid, unnest($7::text[]) WHERE EXISTS (SELECT 1 FROM stored) ON CONFLICT DO NOTHING

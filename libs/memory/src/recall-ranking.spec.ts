@@ -4,16 +4,9 @@ import { MemoryEntity } from './memory.entity.js';
 import { MemoryStore } from './memory.store.js';
 import type { MemoryOptions } from './memory.options.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
+import { TEST_MEMORY_OPTIONS } from './testing/test-options.js';
 
-const OPTIONS: MemoryOptions = {
-  enabled: true,
-  topK: 10,
-  maxTextChars: 200,
-  maxPerUser: 1000,
-  deletedRetentionSeconds: 30 * 86400,
-  dedupeDistance: 0.05,
-  embedWaitMs: 500,
-};
+const OPTIONS: MemoryOptions = { ...TEST_MEMORY_OPTIONS, topK: 10 };
 
 let db: MigratedDatabase;
 let store: MemoryStore;

@@ -25,16 +25,30 @@ export const queries = {
   users: (q: string | undefined, cursor?: string) =>
     queryOptions({ queryKey: ['admin-users', q, cursor], queryFn: () => unwrap(api.GET('/admin/users', { params: { query: { q, cursor } } })) }),
   user: (id: string) => queryOptions({ queryKey: ['admin-user', id], queryFn: () => unwrap(api.GET('/admin/users/{id}', { params: { path: { id } } })) }),
-  /** The caller's memories, or a user's (`userId`, for an admin); a search (`q`) answers one page. */
-  memories: (userId: string | undefined, q: string | undefined, cursor?: string) =>
+  /**
+   * The caller's memories, or a user's (`userId`, for an admin): current ones, or every version
+   * (`includeHistory`); a search (`q`) answers one page.
+   */
+  memories: (userId: string | undefined, q: string | undefined, includeHistory: boolean, cursor?: string) =>
     queryOptions({
-      queryKey: ['memories', userId ?? 'me', q, cursor],
+      queryKey: ['memories', userId ?? 'me', q, includeHistory, cursor],
       queryFn: () => {
-        const query = { q, cursor: q ? undefined : cursor };
+        const query = { q, cursor: q ? undefined : cursor, ...(includeHistory ? { includeHistory } : {}) };
         return unwrap(
           userId ? api.GET('/admin/users/{userId}/memories', { params: { path: { userId }, query } }) : api.GET('/api/memories', { params: { query } }),
         );
       },
+    }),
+  /** The versions of the fact a memory states, newest first (one page holds any chain a person keeps). */
+  memoryHistory: (userId: string | undefined, id: string) =>
+    queryOptions({
+      queryKey: ['memories', userId ?? 'me', 'history', id],
+      queryFn: () =>
+        unwrap(
+          userId
+            ? api.GET('/admin/users/{userId}/memories/{id}/history', { params: { path: { userId, id }, query: { limit: 100 } } })
+            : api.GET('/api/memories/{id}/history', { params: { path: { id }, query: { limit: 100 } } }),
+        ),
     }),
   files: (userId: string | undefined, cursor?: string) =>
     queryOptions({

@@ -497,8 +497,25 @@ export interface paths {
         delete: operations["adminMemories_removeOne"];
         options?: never;
         head?: never;
-        /** Change the text or kind of one of a user's memories */
+        /** Change the text, kind, key or validFrom of one of a user's memories */
         patch: operations["adminMemories_update"];
+        trace?: never;
+    };
+    "/admin/users/{userId}/memories/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the versions of the fact one of a user's memories states, newest first */
+        get: operations["adminMemories_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/circles": {
@@ -1088,8 +1105,25 @@ export interface paths {
         delete: operations["memories_remove"];
         options?: never;
         head?: never;
-        /** Change the text or kind of one of your memories */
+        /** Change the text, kind, key or validFrom of one of your memories */
         patch: operations["memories_update"];
+        trace?: never;
+    };
+    "/api/memories/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the versions of the fact one of your memories states, newest first */
+        get: operations["memories_history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/memories/export": {
@@ -1635,9 +1669,13 @@ export interface components {
             nextCursor: string | null;
         };
         CreatedMemoryDto: {
-            /** @description True when the text equalled a memory you already had, which was refreshed instead */
+            /** @description True when the text equalled a current memory of yours, which was refreshed instead */
             deduplicated: boolean;
             memory: components["schemas"]["MemoryDto"];
+            /** @description Up to three current memories close to it: one may be the same fact with an older value */
+            related: components["schemas"]["MemoryMentionDto"][];
+            /** @description The memories it superseded (by replaces or key): kept, their validity ended */
+            superseded: components["schemas"]["MemoryMentionDto"][];
         };
         CreatedSecretDto: {
             /** Format: uuid */
@@ -1649,12 +1687,24 @@ export interface components {
         };
         CreateMemoryDto: {
             /**
+             * @description A short slot ("home city"): the current memory with this key is superseded
+             * @example home city
+             */
+            key?: string;
+            /**
              * @default fact
              * @enum {string}
              */
             kind: "fact" | "preference" | "episode";
+            /** @description Ids of your current memories this one corrects or updates: each is superseded (kept, its validity ended) */
+            replaces?: string[];
             /** @description One self-contained sentence, e.g. "I am allergic to peanuts"; at most MEMORY_MAX_TEXT_CHARS characters */
             text: string;
+            /**
+             * @description When the fact became true (default: now): ISO 8601: a date-time with its time zone, or a date, month or year standing for its first instant (00:00 UTC)
+             * @example 2025-06-01
+             */
+            validFrom?: string;
         };
         DatabaseStatusDto: {
             /** @enum {string} */
@@ -1682,16 +1732,33 @@ export interface components {
             deletedAt: string | null;
             /** Format: uuid */
             id: string;
+            /** @description A short normalized slot ("home city"): a new memory with the key of a current one supersedes it */
+            key: string | null;
             /** @enum {string} */
             kind: "fact" | "preference" | "episode";
             /** @description The MCP session or conversation it was told in, when known */
             source: string | null;
+            /**
+             * Format: uuid
+             * @description The memory that superseded it (see GET /api/memories/{id}/history)
+             */
+            supersededBy: string | null;
             text: string;
             /**
              * Format: date-time
              * @description Last stored or refreshed (a duplicate refreshes it)
              */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the fact became true: when it was stored, unless the user said otherwise
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being true: null while it is current
+             */
+            validTo: string | null;
         };
         FilePageDto: {
             items: components["schemas"]["FileViewDto"][];
@@ -1824,38 +1891,84 @@ export interface components {
             createdAt: string;
             /** Format: uuid */
             id: string;
+            /** @description A short normalized slot ("home city"): a new memory with the key of a current one supersedes it */
+            key: string | null;
             /** @enum {string} */
             kind: "fact" | "preference" | "episode";
             /** @description The MCP session or conversation it was told in, when known */
             source: string | null;
+            /**
+             * Format: uuid
+             * @description The memory that superseded it (see GET /api/memories/{id}/history)
+             */
+            supersededBy: string | null;
             text: string;
             /**
              * Format: date-time
              * @description Last stored or refreshed (a duplicate refreshes it)
              */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the fact became true: when it was stored, unless the user said otherwise
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being true: null while it is current
+             */
+            validTo: string | null;
         };
         MemoryExportDto: {
-            /** @description Every memory held about you, oldest first, deleted ones included (marked) */
+            /** @description Every memory held about you, oldest first, deleted and superseded ones included (marked) */
             memories: components["schemas"]["ExportedMemoryDto"][];
+        };
+        MemoryHistoryDto: {
+            /** @description The versions of the fact, newest validFrom first: the current one, then those it superseded */
+            items: components["schemas"]["MemoryDto"][];
+            /** @description Pass as `cursor` for the next page */
+            nextCursor: string | null;
         };
         MemoryHitDto: {
             /** Format: date-time */
             createdAt: string;
             /** Format: uuid */
             id: string;
+            /** @description A short normalized slot ("home city"): a new memory with the key of a current one supersedes it */
+            key: string | null;
             /** @enum {string} */
             kind: "fact" | "preference" | "episode";
             /** @description Relevance in [0, 1], higher is better (see docs/memory.md) */
             score: number;
             /** @description The MCP session or conversation it was told in, when known */
             source: string | null;
+            /**
+             * Format: uuid
+             * @description The memory that superseded it (see GET /api/memories/{id}/history)
+             */
+            supersededBy: string | null;
             text: string;
             /**
              * Format: date-time
              * @description Last stored or refreshed (a duplicate refreshes it)
              */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the fact became true: when it was stored, unless the user said otherwise
+             */
+            validFrom: string;
+            /**
+             * Format: date-time
+             * @description When it stopped being true: null while it is current
+             */
+            validTo: string | null;
+        };
+        MemoryMentionDto: {
+            /** Format: uuid */
+            id: string;
+            key: string | null;
+            text: string;
         };
         MemoryPageDto: {
             /** @description Newest first; with `q`, best first and each with a `score` */
@@ -2091,10 +2204,14 @@ export interface components {
             title: string | null;
         };
         UpdateMemoryDto: {
+            /** @description A new key; null removes it */
+            key?: string | null;
             /** @enum {string} */
             kind?: "fact" | "preference" | "episode";
             /** @description The new text */
             text?: string;
+            /** @description When the fact became true; the memories it superseded then held until it. ISO 8601: a date-time with its time zone, or a date, month or year standing for its first instant (00:00 UTC) */
+            validFrom?: string;
         };
     };
     responses: never;
@@ -3456,8 +3573,12 @@ export interface operations {
     adminMemories_list: {
         parameters: {
             query?: {
+                /** @description The memories valid at this instant instead of the current ones: ISO 8601: a date-time with its time zone, or a date, month or year standing for its first instant (00:00 UTC) */
+                asOf?: string;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
+                /** @description `true`: superseded memories too, each with its validity and successor */
+                includeHistory?: boolean;
                 kind?: "fact" | "preference" | "episode";
                 /** @description Items per page */
                 limit?: number;
@@ -3472,7 +3593,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The user's live memories, newest first; with `q`, best first, each with a `score` */
+            /** @description The user's current memories (with asOf, those valid then; with includeHistory, superseded ones too), newest first; with `q`, best first, each with a `score` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3681,6 +3802,68 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an administrator */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such user, or no such memory of this user */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Another current memory of this user says the same thing, or holds that key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminMemories_history: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryHistoryDto"];
                 };
             };
             /** @description No valid credential */
@@ -5563,8 +5746,12 @@ export interface operations {
     memories_list: {
         parameters: {
             query?: {
+                /** @description The memories valid at this instant instead of the current ones: ISO 8601: a date-time with its time zone, or a date, month or year standing for its first instant (00:00 UTC) */
+                asOf?: string;
                 /** @description The `nextCursor` of the previous page */
                 cursor?: string;
+                /** @description `true`: superseded memories too, each with its validity and successor */
+                includeHistory?: boolean;
                 kind?: "fact" | "preference" | "episode";
                 /** @description Items per page */
                 limit?: number;
@@ -5777,6 +5964,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such memory of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Another current memory of yours says the same thing, or holds that key */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Long-term memory is not enabled on this server (remember and search only) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    memories_history: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MemoryHistoryDto"];
                 };
             };
             /** @description No valid credential */

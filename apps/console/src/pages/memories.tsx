@@ -18,6 +18,8 @@ const KINDS: Kind[] = ['fact', 'preference', 'episode'];
 /**
  * Memories: mine (`/account/memories`), or a user's for an admin (`/users/:id/memories`). Newest
  * first by pages; a search runs the `recall_memory` tool's own retrieval and shows its scores.
+ * Current facts by default; "Include superseded versions" (`?history=all`) shows the older versions
+ * too, and each memory's History lists the versions of its fact.
  */
 export default function MemoriesPage() {
   return (
@@ -34,12 +36,13 @@ export default function MemoriesPage() {
 }
 
 function Memories({ userId }: { userId?: string }) {
-  const { q } = useSearch({ strict: false }) as { q?: string };
+  const { q, history } = useSearch({ strict: false }) as { q?: string; history?: string };
+  const includeHistory = history === 'all';
   const navigate = useNavigate();
   const queryClient = useQueryClient();
-  const pages = useCursorPages(q ?? '');
+  const pages = useCursorPages(`${q ?? ''}|${includeHistory}`);
   const key = ['memories', userId ?? 'me'];
-  const memories = useQuery({ ...queries.memories(userId, q, pages.cursor), placeholderData: keepPreviousData });
+  const memories = useQuery({ ...queries.memories(userId, q, includeHistory, pages.cursor), placeholderData: keepPreviousData });
   const refresh = () => queryClient.invalidateQueries({ queryKey: key });
   const remove = useMutation({
     mutationFn: (id: string) =>
@@ -56,8 +59,16 @@ function Memories({ userId }: { userId?: string }) {
         label="Search memories"
         value={q}
         placeholder="what do they like to eat?"
-        onSearch={(query) => void navigate({ to: '.', search: { q: query } })}
+        onSearch={(query) => void navigate({ to: '.', search: { q: query, ...(includeHistory ? { history: 'all' } : {}) } })}
       />
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={includeHistory}
+          onChange={(event) => void navigate({ to: '.', search: { ...(q ? { q } : {}), ...(event.currentTarget.checked ? { history: 'all' } : {}) } })}
+        />{' '}
+        Include superseded versions
+      </label>
       {q && <p className="muted">Best matches first, scored as the recall_memory tool scores them (1 is best).</p>}
       {remove.error && <ErrorPanel error={remove.error} />}
       <QueryState query={memories} isEmpty={(data) => data.items.length === 0} empty={q ? `No memory matches "${q}".` : 'No memory yet.'}>
@@ -78,6 +89,7 @@ function Memories({ userId }: { userId?: string }) {
 
 function MemoryItem({ memory, userId, onSaved, onDelete }: { memory: Memory; userId?: string; onSaved: () => unknown; onDelete: () => Promise<unknown> }) {
   const [editing, setEditing] = useState(false);
+  const [showHistory, setShowHistory] = useState(false);
   const save = useMutation({
     mutationFn: (body: { text: string; kind: Kind }) =>
       unwrap(
@@ -125,8 +137,10 @@ function MemoryItem({ memory, userId, onSaved, onDelete }: { memory: Memory; use
         <>
           <p className="memory-text">{memory.text}</p>
           <p className="muted">
-            <span className="badge">{memory.kind}</span> {typeof memory.score === 'number' && <span className="badge ok">score {memory.score.toFixed(3)}</span>}{' '}
-            stored <When at={memory.createdAt} />
+            <span className="badge">{memory.kind}</span> {memory.key && <span className="badge">key: {memory.key}</span>}{' '}
+            {memory.validTo ? <span className="badge warn">superseded</span> : <span className="badge ok">current</span>}{' '}
+            {typeof memory.score === 'number' && <span className="badge ok">score {memory.score.toFixed(3)}</span>} <Validity memory={memory} /> · stored{' '}
+            <When at={memory.createdAt} />
             {memory.updatedAt !== memory.createdAt && (
               <>
                 , refreshed <When at={memory.updatedAt} />
@@ -143,13 +157,59 @@ function MemoryItem({ memory, userId, onSaved, onDelete }: { memory: Memory; use
             <button type="button" onClick={() => setEditing(true)}>
               Edit
             </button>
+            <button type="button" aria-expanded={showHistory} onClick={() => setShowHistory(!showHistory)}>
+              History
+            </button>
             <ConfirmButton label="Delete" title="Delete this memory?" onConfirm={onDelete}>
               <p>{memory.text}</p>
               <p>It is never recalled again.</p>
             </ConfirmButton>
           </div>
+          {showHistory && <History memory={memory} userId={userId} />}
         </>
       )}
     </li>
+  );
+}
+
+/** When the fact held: from its valid_from, until the memory that superseded it took over. */
+function Validity({ memory }: { memory: Pick<Memory, 'validFrom' | 'validTo'> }) {
+  return (
+    <>
+      valid from <When at={memory.validFrom} />
+      {memory.validTo && (
+        <>
+          {' '}
+          until <When at={memory.validTo} />
+        </>
+      )}
+    </>
+  );
+}
+
+/** The versions of the fact a memory states, newest first: the current one, then those it superseded. */
+function History({ memory, userId }: { memory: Memory; userId?: string }) {
+  const versions = useQuery(queries.memoryHistory(userId, memory.id));
+  return (
+    <QueryState query={versions} isEmpty={(data) => data.items.length === 0} empty="No versions.">
+      {(data) => (
+        <ol className="memory-history" aria-label={`Versions of: ${memory.text}`}>
+          {data.items.map((version) => (
+            <li key={version.id} aria-current={version.id === memory.id ? 'true' : undefined}>
+              {version.text}{' '}
+              <span className="muted">
+                {version.validTo ? (
+                  <Validity memory={version} />
+                ) : (
+                  <>
+                    current, <Validity memory={version} />
+                  </>
+                )}
+              </span>
+            </li>
+          ))}
+        </ol>
+      )}
+    </QueryState>
   );
 }

@@ -13,14 +13,16 @@ const route = getRouteApi('/tools');
 
 /** The tools an agent sees, with their schemas, scopes and whether they run; "Try it" calls one as the signed-in user. */
 export default function ToolsPage() {
-  const { agent } = route.useSearch();
+  const { agent, tool: find } = route.useSearch();
   const navigate = useNavigate();
   const catalog = useQuery(queries.tools(agent));
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    const value = String(new FormData(event.currentTarget).get('agent') ?? '').trim();
-    void navigate({ to: '/tools', search: { agent: value || undefined } });
+    const form = new FormData(event.currentTarget);
+    const value = (name: string) => String(form.get(name) ?? '').trim() || undefined;
+    void navigate({ to: '/tools', search: { agent: value('agent'), tool: value('tool') } });
   };
+  const matches = (tool: Tool) => !find || `${tool.name} ${tool.title ?? ''} ${tool.description}`.toLowerCase().includes(find.toLowerCase());
   return (
     <>
       <h1>Tools</h1>
@@ -28,6 +30,10 @@ export default function ToolsPage() {
         <label>
           As the agent sees them
           <input name="agent" defaultValue={agent} key={agent} placeholder="every tool" pattern="[A-Za-z0-9_-]{1,64}" />
+        </label>
+        <label>
+          Find a tool
+          <input name="tool" type="search" defaultValue={find} key={find} placeholder="name or words of its description" />
         </label>
         <button type="submit">Show</button>
       </form>
@@ -38,9 +44,10 @@ export default function ToolsPage() {
               {data.tools.filter((tool) => tool.enabled).length} tools {data.agent ? `the agent "${data.agent}" sees` : 'in all'}
               {data.tools.some((tool) => !tool.enabled) && `, and ${data.tools.filter((tool) => !tool.enabled).length} disabled by configuration`}.
             </p>
-            {data.tools.map((tool) => (
+            {data.tools.filter(matches).map((tool) => (
               <ToolCard key={tool.name} tool={tool} agent={data.agent ?? undefined} />
             ))}
+            {find && !data.tools.some(matches) && <p className="state empty">No tool matches "{find}".</p>}
           </>
         )}
       </QueryState>

@@ -1,14 +1,14 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query } from '@nestjs/common';
-import { ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
-import { ApiTag, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiConflictResponse, ApiNoContentResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { AdminOnly, AdminUsers, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
-import { ErasedMemoriesDto, ListMemoriesQueryDto, MemoryDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
-import { changesOf, listOrSearch } from './memory-listing.js';
+import { ErasedMemoriesDto, ListMemoriesQueryDto, MemoryDto, MemoryHistoryDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
+import { changesOf, historyPage, listOrSearch } from './memory-listing.js';
 
 /**
  * Administrators' view of a user's memories, with what the user's own routes offer (list, search,
- * read, edit) and erasure (hard deletes); each call is on the audit trail. A memory id that is no
+ * read, history, edit) and erasure (hard deletes); each call is on the audit trail. A memory id that is no
  * UUID is a 400 naming `id`, as on the user's routes.
  */
 @ApiTag('admin')
@@ -22,7 +22,11 @@ export class AdminMemoriesController {
 
   @Get()
   @ApiOperation({ summary: "List a user's live memories, newest first; with q, search them" })
-  @ApiOkResponse({ type: MemoryPageDto, description: "The user's live memories, newest first; with `q`, best first, each with a `score`" })
+  @ApiOkResponse({
+    type: MemoryPageDto,
+    description:
+      "The user's current memories (with asOf, those valid then; with includeHistory, superseded ones too), newest first; with `q`, best first, each with a `score`",
+  })
   @ApiNotFoundResponse({ description: 'No such user' })
   async list(@CurrentCaller() admin: UserInfo, @Param('userId', UuidParamPipe) userId: string, @Query() query: ListMemoriesQueryDto): Promise<MemoryPageDto> {
     // What was searched for is part of what the admin read.
@@ -39,10 +43,25 @@ export class AdminMemoriesController {
     return this.store.get(userId, id);
   }
 
+  @Get(':id/history')
+  @ApiOperation({ summary: "List the versions of the fact one of a user's memories states, newest first" })
+  @ApiOkResponse({ type: MemoryHistoryDto })
+  @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
+  async history(
+    @CurrentCaller() admin: UserInfo,
+    @Param('userId', UuidParamPipe) userId: string,
+    @Param('id', UuidParamPipe) id: string,
+    @Query() query: PageQueryDto,
+  ): Promise<MemoryHistoryDto> {
+    await this.admins.audited(admin, userId, 'memories.history', { memoryId: id });
+    return historyPage(this.store, userId, id, query);
+  }
+
   @Patch(':id')
-  @ApiOperation({ summary: "Change the text or kind of one of a user's memories" })
+  @ApiOperation({ summary: "Change the text, kind, key or validFrom of one of a user's memories" })
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such user, or no such memory of this user' })
+  @ApiConflictResponse({ description: 'Another current memory of this user says the same thing, or holds that key' })
   async update(
     @CurrentCaller() admin: UserInfo,
     @Param('userId', UuidParamPipe) userId: string,

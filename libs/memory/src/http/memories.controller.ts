@@ -8,11 +8,20 @@ import {
   ApiOperation,
   ApiServiceUnavailableResponse,
 } from '@nestjs/swagger';
-import { ApiTag, UuidParamPipe, type UserInfo } from '@app/common';
+import { ApiTag, PageQueryDto, UuidParamPipe, type UserInfo } from '@app/common';
 import { Authenticated, CurrentCaller } from '@app/auth';
 import { MemoryStore } from '../memory.store.js';
-import { CreatedMemoryDto, CreateMemoryDto, ListMemoriesQueryDto, MemoryDto, MemoryExportDto, MemoryPageDto, UpdateMemoryDto } from './memory.dto.js';
-import { changesOf, listOrSearch } from './memory-listing.js';
+import {
+  CreatedMemoryDto,
+  CreateMemoryDto,
+  ListMemoriesQueryDto,
+  MemoryDto,
+  MemoryExportDto,
+  MemoryHistoryDto,
+  MemoryPageDto,
+  UpdateMemoryDto,
+} from './memory.dto.js';
+import { changesOf, historyPage, listOrSearch } from './memory-listing.js';
 
 /**
  * The caller's own memories. Another user's memory id answers 404, exactly like a missing one; a
@@ -25,7 +34,7 @@ import { changesOf, listOrSearch } from './memory-listing.js';
 export class MemoriesController {
   constructor(private readonly store: MemoryStore) {}
 
-  /** Newest first by pages; with `q`, a search (the recall tool's retrieval), best first, in one page. */
+  /** Newest first by pages; with `q`, a search (the recall tool's retrieval), best first, in one page. Current memories unless `asOf` or `includeHistory` says otherwise. */
   @Get()
   @ApiOperation({ summary: 'List your memories, newest first; with q, search them, best first' })
   @ApiOkResponse({ type: MemoryPageDto })
@@ -49,7 +58,19 @@ export class MemoriesController {
     return this.store.get(caller.userId, id);
   }
 
-  /** Stores a memory; the same sentence again (other case, spacing, width) refreshes the first one instead. */
+  /** The versions of the fact it states: those it superseded and those that superseded it, newest validFrom first. */
+  @Get(':id/history')
+  @ApiOperation({ summary: 'List the versions of the fact one of your memories states, newest first' })
+  @ApiOkResponse({ type: MemoryHistoryDto })
+  @ApiNotFoundResponse({ description: 'No such memory of yours' })
+  history(@CurrentCaller() caller: UserInfo, @Param('id', UuidParamPipe) id: string, @Query() query: PageQueryDto): Promise<MemoryHistoryDto> {
+    return historyPage(this.store, caller.userId, id, query);
+  }
+
+  /**
+   * Stores a memory; the same sentence again (other case, spacing, width) refreshes the current one
+   * instead. With `replaces` or `key`, the memories it updates are superseded: kept, their validity ended.
+   */
   @Post()
   @ApiOperation({ summary: 'Store a memory; the same sentence again refreshes the first one' })
   @ApiCreatedResponse({ type: CreatedMemoryDto })
@@ -58,14 +79,22 @@ export class MemoriesController {
   })
   async create(@CurrentCaller() caller: UserInfo, @Body() body: CreateMemoryDto): Promise<CreatedMemoryDto> {
     const source = caller.conversationId ?? caller.sessionId ?? null;
-    const { id, deduplicated } = await this.store.remember(caller.userId, { text: body.text, ...(body.kind ? { kind: body.kind } : {}), source });
-    return { memory: await this.store.get(caller.userId, id), deduplicated };
+    const { id, deduplicated, superseded, related } = await this.store.remember(caller.userId, {
+      text: body.text,
+      source,
+      ...(body.kind ? { kind: body.kind } : {}),
+      ...(body.key !== undefined ? { key: body.key } : {}),
+      ...(body.validFrom ? { validFrom: body.validFrom } : {}),
+      ...(body.replaces ? { replaces: body.replaces } : {}),
+    });
+    return { memory: await this.store.get(caller.userId, id), deduplicated, superseded, related };
   }
 
   @Patch(':id')
-  @ApiOperation({ summary: 'Change the text or kind of one of your memories' })
+  @ApiOperation({ summary: 'Change the text, kind, key or validFrom of one of your memories' })
   @ApiOkResponse({ type: MemoryDto })
   @ApiNotFoundResponse({ description: 'No such memory of yours' })
+  @ApiConflictResponse({ description: 'Another current memory of yours says the same thing, or holds that key' })
   update(@CurrentCaller() caller: UserInfo, @Param('id', UuidParamPipe) id: string, @Body() body: UpdateMemoryDto): Promise<MemoryDto> {
     return this.store.update(caller.userId, id, changesOf(body));
   }

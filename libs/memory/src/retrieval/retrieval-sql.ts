@@ -9,7 +9,18 @@ export interface CandidateRow {
   source: string | null;
   created_at: Date;
   updated_at: Date;
+  key: string | null;
+  valid_from: Date;
+  /** Null while the memory is current. */
+  valid_to: Date | null;
+  superseded_by: string | null;
 }
+
+/** The columns of `CandidateRow`, of the table or of `alias`. */
+export const memoryColumns = (alias?: string): string =>
+  ['id', 'text', 'kind', 'source', 'created_at', 'updated_at', 'key', 'valid_from', 'valid_to', 'superseded_by']
+    .map((column) => (alias ? `${alias}.${column}` : column))
+    .join(', ');
 
 /** How many candidates each retriever contributes to the fusion for a given `top_k`. */
 export const candidateCount = (topK: number): number => Math.max(20, topK * 3);
@@ -34,8 +45,11 @@ export const MATCH_CAP = 500;
 export const MAX_QUERY_TERMS = 64;
 
 /**
- * Both lexical lists in one round trip, each scoped to the user's live memories and ranked by
- * `ts_rank` (English stemming; CJK text as bigrams, see `memory-text.ts`), memories matching every
+ * Both lexical lists in one round trip, each scoped to the user's live memories (superseded ones
+ * included: recall answers a match in an old version with the version it asks for) and ranked by
+ * `ts_rank` (English stemming; CJK text as bigrams, see `memory-text.ts`), divided by 1 + the log
+ * of the memory's length so that of two memories with the query's word the one about it ranks
+ * first ("I work at Acme" above "These days I work out at Peak"), memories matching every
  * query word before those matching some (a query of one word has no partial matches, and its
  * second search, which would read every match only to drop it, is not run):
  * - `fts`: the query's own words;
@@ -65,12 +79,12 @@ export const lexicalCandidatesSql = `
                  ORDER BY positions[1], lexeme LIMIT ${MAX_QUERY_TERMS}) AS first_lexemes) AS first_terms
   )
   SELECT ranked.* FROM queries CROSS JOIN LATERAL (
-    SELECT queries.list, matched.id, matched.text, matched.kind, matched.source, matched.created_at, matched.updated_at,
-           matched.every_word::int + ts_rank(matched.search_vector, queries.some_word) AS relevance
-      FROM ((SELECT true AS every_word, id, text, kind, source, created_at, updated_at, search_vector FROM memories
+    SELECT queries.list, ${memoryColumns('matched')},
+           matched.every_word::int + ts_rank(matched.search_vector, queries.some_word, 1) AS relevance
+      FROM ((SELECT true AS every_word, ${memoryColumns()}, search_vector FROM memories
               WHERE user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.every_word LIMIT ${MATCH_CAP})
             UNION ALL
-            (SELECT false, id, text, kind, source, created_at, updated_at, search_vector FROM memories
+            (SELECT false, ${memoryColumns()}, search_vector FROM memories
               WHERE queries.some_word <> queries.every_word
                 AND user_id = $1 AND deleted_at IS NULL AND ($5::text IS NULL OR kind = $5) AND search_vector @@ queries.some_word AND NOT search_vector @@ queries.every_word
               LIMIT ${MATCH_CAP})) AS matched
@@ -95,12 +109,25 @@ export const addVocabularySql = 'INSERT INTO memory_words (user_id, word) SELECT
 
 /**
  * The user's live memories nearest to a vector (cosine distance), through the HNSW index for
- * vectors of this length. $1 user id, $2 the vector, $3 the model, $4 how many, $5 a kind to keep (null: all).
+ * vectors of this length, superseded ones included (as in the lexical lists). $1 user id, $2 the
+ * vector, $3 the model, $4 how many, $5 a kind to keep (null: all).
  */
 export const vectorCandidatesSql = (dimensions: number): string => `
-  SELECT m.id, m.text, m.kind, m.source, m.created_at, m.updated_at, e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
+  SELECT ${memoryColumns('m')}, e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
     FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
    WHERE e.user_id = $1 AND e.model = $3 AND vector_dims(e.embedding) = ${dimensions} AND m.deleted_at IS NULL
      AND ($5::text IS NULL OR m.kind = $5)
+   ORDER BY e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions})
+   LIMIT $4`;
+
+/**
+ * The user's current memories nearest to a vector, leaving out the ids in $5: a new text's
+ * near-duplicates, and the memories related to it. $1 user id, $2 the vector, $3 the model, $4 how many.
+ */
+export const currentNeighboursSql = (dimensions: number): string => `
+  SELECT m.id, m.text, m.key, m.updated_at, e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions}) AS distance
+    FROM memory_embeddings e JOIN memories m ON m.id = e.memory_id
+   WHERE e.user_id = $1 AND e.model = $3 AND vector_dims(e.embedding) = ${dimensions} AND m.deleted_at IS NULL AND m.valid_to IS NULL
+     AND m.id <> ALL($5::uuid[])
    ORDER BY e.embedding::vector(${dimensions}) <=> $2::vector(${dimensions})
    LIMIT $4`;
