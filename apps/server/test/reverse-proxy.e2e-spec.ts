@@ -3,6 +3,8 @@ import { request } from 'node:http';
 import { DataSource } from 'typeorm';
 import { TEST_JWT_SECRET } from './support/auth.js';
 import { describeWithHaproxy, startHaproxy, type RunningProxy } from './support/haproxy.js';
+import { startIdentityProvider, type TestIdentityProvider } from './support/identity-provider.js';
+import { REDIRECT, startBuiltinApp } from './support/oauth-client.js';
 import { partyOf, tokenFor } from './support/parties.js';
 import { startApp, type RunningApp } from './support/test-app.js';
 
@@ -105,5 +107,37 @@ describeProxy('behind a reverse proxy (HAProxy) with TRUST_PROXY', () => {
     });
     expect(metadata.status).toBe(200);
     expect(JSON.parse(metadata.body).resource).toBe(`http://${proxy.url.host}/mcp`);
+  });
+});
+
+describeProxy('the OAuth registration limit behind a reverse proxy (HAProxy) with TRUST_PROXY', () => {
+  let idp: TestIdentityProvider;
+  let app: RunningApp;
+  let proxy: RunningProxy;
+
+  beforeAll(async () => {
+    idp = await startIdentityProvider({ headless: true });
+    app = await startBuiltinApp(idp, { OAUTH_REGISTRATIONS_PER_HOUR: '2', TRUST_PROXY: PROXY_SOURCE });
+    proxy = await startHaproxy(new URL('/', app.url), PROXY_SOURCE);
+  });
+
+  afterAll(async () => {
+    await proxy?.stop();
+    await app?.close();
+    await idp?.close();
+  });
+
+  /** The statuses of `count` dynamic client registrations (RFC 7591) from `localAddress` through the proxy. */
+  async function registrations(localAddress: string, count: number): Promise<number[]> {
+    const metadata = JSON.stringify({ client_name: 'Proxy test', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' });
+    const statuses: number[] = [];
+    for (let index = 0; index < count; index++)
+      statuses.push((await requestFrom(localAddress, new URL('/register', proxy.url), 'POST', { 'content-type': 'application/json' }, metadata)).status);
+    return statuses;
+  }
+
+  it("counts each client's registrations apart: one who spends the limit locks no one else out", async () => {
+    expect(await registrations('127.0.0.2', 3)).toEqual([201, 201, 429]);
+    expect(await registrations('127.0.0.3', 2)).toEqual([201, 201]);
   });
 });
