@@ -221,7 +221,7 @@ export class McpRegistry implements OnModuleInit {
     return this.tracing.tracer.startActiveSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
       try {
         const result = await this.observed(name, caller, authInfo, run);
-        if ('isError' in result && result.isError) span.setAttribute('error.type', 'tool_error');
+        if ('isError' in result && result.isError) span.setAttribute('error.type', cancelledCalls.has(result as CallToolResult) ? 'cancelled' : 'tool_error');
         return result;
       } catch (error) {
         span.setAttribute('error.type', error instanceof Error ? error.constructor.name : 'Error');
