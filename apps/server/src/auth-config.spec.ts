@@ -41,6 +41,23 @@ describe('the auth settings of loadAppConfig', () => {
     expect(loadAppConfig({ NODE_ENV: 'production', ...JWKS }).auth.jwksUrl).toBe('https://id.example.com/jwks');
   });
 
+  it('refuses the built-in authorization server in production without PUBLIC_BASE_URL', () => {
+    const production = {
+      NODE_ENV: 'production',
+      JWT_SECRET: SECRET,
+      OAUTH_MODE: 'builtin',
+      OIDC_ISSUER: 'https://login.example.com',
+      OIDC_CLIENT_ID: 'mirobody',
+    };
+    expect(() => loadAppConfig(production)).toThrow(
+      'Invalid configuration PUBLIC_BASE_URL: required when NODE_ENV=production with OAUTH_MODE=builtin: the https address clients reach this server at (the OAuth issuer)',
+    );
+    expect(loadAppConfig({ ...production, PUBLIC_BASE_URL: 'https://mcp.example.com' }).PUBLIC_BASE_URL).toBe('https://mcp.example.com');
+    // Outside production, or with an external authorization server, the request's own address still serves.
+    expect(loadAppConfig({ ...production, NODE_ENV: 'development' }).PUBLIC_BASE_URL_CONFIGURED).toBe(false);
+    expect(loadAppConfig({ NODE_ENV: 'production', JWT_SECRET: SECRET }).PUBLIC_BASE_URL_CONFIGURED).toBe(false);
+  });
+
   it('refuses JWKS mode without both JWT_ISSUER and JWT_AUDIENCE (finding 6)', () => {
     expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_AUDIENCE: 'mirobody' })).toThrow('Invalid configuration JWT_ISSUER: required with JWKS_URL');
     expect(() => loadAppConfig({ JWKS_URL: JWKS.JWKS_URL, JWT_ISSUER: 'https://id.example.com' })).toThrow(

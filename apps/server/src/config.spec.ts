@@ -30,6 +30,8 @@ describe('loadAppConfig', () => {
       BODY_LIMIT_BYTES: 1_048_576,
     });
     expect(config.database.url).toBeUndefined();
+    expect(config.TRUST_PROXY).toBeUndefined();
+    expect(loadAppConfig({ TRUST_PROXY: '10.0.0.0/8, 10.1.2.3' }).TRUST_PROXY).toEqual(['10.0.0.0/8', '10.1.2.3']);
   });
 
   it('layers config.yaml, then config.{ENV}.yaml, then the environment', () => {
@@ -92,6 +94,7 @@ describe('loadAppConfig', () => {
     expect(() => loadAppConfig({ PUBLIC_BASE_URL: 'ftp://x' })).toThrow('Invalid configuration PUBLIC_BASE_URL');
     expect(() => loadAppConfig({ SHUTDOWN_GRACE_SECONDS: '-1' })).toThrow('Invalid configuration SHUTDOWN_GRACE_SECONDS');
     expect(() => loadAppConfig({ BODY_LIMIT_BYTES: '1MB' })).toThrow('Invalid configuration BODY_LIMIT_BYTES');
+    expect(() => loadAppConfig({ TRUST_PROXY: '10.0.0.1,proxy' })).toThrow('Invalid configuration TRUST_PROXY: "proxy" is neither');
   });
 
   it('rejects an unknown key in a file, a missing ENV file and a file that is not YAML', () => {

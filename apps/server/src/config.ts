@@ -34,6 +34,7 @@ import {
   type ToolDirectoriesOptions,
 } from '@app/mcp';
 import { memoryConfig, type MemoryOptions } from '@app/memory';
+import { trustedProxies, type TrustedProxies } from './trust-proxy.js';
 
 export { ConfigError, isLoopback };
 
@@ -55,6 +56,8 @@ export interface AppConfig {
   PUBLIC_BASE_URL: string;
   /** False when PUBLIC_BASE_URL is the default: answers that name the server's address then use the address the client used. */
   PUBLIC_BASE_URL_CONFIGURED: boolean;
+  /** The reverse proxies whose `X-Forwarded-For` names the client (Fastify's `trustProxy`); undefined: none, the connection's address is the client's. */
+  TRUST_PROXY?: TrustedProxies;
   /** Absolute path of the directory for the server's own files (the embedded database lives in `pg/` there). */
   DATA_DIR: string;
   LOG_LEVEL: LogLevel;
@@ -132,6 +135,7 @@ const serverConfig = defineConfigSection({
     PORT: int(18080, { min: 0, max: 65535 }),
     HOST: str('127.0.0.1'),
     PUBLIC_BASE_URL: optionalStr(),
+    TRUST_PROXY: optionalStr(),
     DATA_DIR: str('./data'),
     LOG_LEVEL: oneOf(LOG_LEVELS, 'info'),
     LOG_FORMAT: oneOf(LOG_FORMATS, 'auto'),
@@ -142,14 +146,22 @@ const serverConfig = defineConfigSection({
     METRICS_TOKEN: optionalStr({ pattern: /^[\x21-\x7e]{32,}$/, expected: 'at least 32 printable characters without spaces', secret: true }),
     METRICS_PORT: int(0, { min: 0, max: 65535 }),
   },
-  validate: (values) => {
+  validate: (values, env) => {
     if (values.METRICS_PORT !== 0 && values.METRICS_PORT === values.PORT) throw new ConfigError('METRICS_PORT', `must differ from PORT (${values.PORT})`);
+    // The authorization server's issuer and every address in its metadata derive from it: guessed
+    // from the request, a proxy's Host would decide the issuer tokens are bound to.
+    if (env.NODE_ENV === 'production' && env.OAUTH_MODE === 'builtin' && !values.PUBLIC_BASE_URL)
+      throw new ConfigError(
+        'PUBLIC_BASE_URL',
+        'required when NODE_ENV=production with OAUTH_MODE=builtin: the https address clients reach this server at (the OAuth issuer)',
+      );
   },
   toOptions: (values) => ({
     PORT: values.PORT,
     HOST: values.HOST,
     PUBLIC_BASE_URL: publicBaseUrl(values.PUBLIC_BASE_URL, values.HOST, values.PORT),
     PUBLIC_BASE_URL_CONFIGURED: !!values.PUBLIC_BASE_URL,
+    TRUST_PROXY: trustedProxies(values.TRUST_PROXY),
     DATA_DIR: resolve(values.DATA_DIR),
     LOG_LEVEL: values.LOG_LEVEL,
     LOG_FORMAT: values.LOG_FORMAT,

@@ -17,6 +17,7 @@ import { recordHttpMetrics } from './metrics.js';
 import { answerRefusedTarget, echoRequestId, logRequests, requestId } from './logging.js';
 import { serveOpenApi } from './openapi.js';
 import { serveConsole } from './console/serve-console.js';
+import { fastifyTrustProxy } from './trust-proxy.js';
 
 /** Builds the application as `main.ts` serves it; end-to-end tests boot the same thing, silent with `logger: false`. */
 export async function createApp(config: AppConfig, options: AppExtensions & { logger?: false } = {}): Promise<NestFastifyApplication> {
@@ -26,6 +27,8 @@ export async function createApp(config: AppConfig, options: AppExtensions & { lo
     genReqId: requestId,
     frameworkErrors: answerRefusedTarget(() => PinoLogger.root),
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // request.ip, which every rate limit, the audit trail and the request lines read, is then the client's.
+    ...(config.TRUST_PROXY === undefined ? {} : { trustProxy: fastifyTrustProxy(config.TRUST_PROXY) }),
   });
   echoRequestId(adapter.getInstance());
   registerCors(adapter.getInstance(), config.CORS_ORIGINS);

@@ -67,13 +67,17 @@ export function loggingModule(level: LogLevel, format: LogFormat = 'json'): Dyna
   return LoggerModule.forRoot({ pinoHttp: [options, logDestination(format)], forRoutes: [] });
 }
 
-/** What a request line shows of the request and the response: never headers. */
+/**
+ * What a request line shows of the request and the response: never headers. `remoteAddress` is
+ * the client's (`request.ip`: through the proxies `TRUST_PROXY` trusts, the connection's otherwise).
+ */
 export const serializers = {
   err: pino.stdSerializers.err,
-  req: (request: { id?: unknown; method?: string; url?: string; routeOptions?: { url?: string } }) => ({
+  req: (request: { id?: unknown; method?: string; url?: string; ip?: string; routeOptions?: { url?: string } }) => ({
     id: request.id,
     method: request.method,
     url: request.url && loggedUrl(request.url, request.routeOptions?.url),
+    remoteAddress: request.ip,
   }),
   res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
 };
@@ -177,7 +181,7 @@ export function completedRequestLine(logger: Logger, traceIdOf?: TraceIdOf): (re
     }
     const id = JSON.stringify(request.id);
     const traceId = traceIdOf?.(request);
-    const fields = `,"reqId":${id},"req":{"id":${id},"method":${JSON.stringify(request.method)},"url":${lastUrlJson}},"res":{"statusCode":${reply.statusCode}},"responseTime":${roundedElapsed(reply)}${traceId ? `,"traceId":"${traceId}"` : ''}`;
+    const fields = `,"reqId":${id},"req":{"id":${id},"method":${JSON.stringify(request.method)},"url":${lastUrlJson},"remoteAddress":${JSON.stringify(request.ip)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${roundedElapsed(reply)}${traceId ? `,"traceId":"${traceId}"` : ''}`;
     parts[pino.symbols.streamSym].write(head + parts[pino.symbols.timeSym]() + parts[pino.symbols.chindingsSym] + fields + message);
   };
 }

@@ -92,6 +92,8 @@ describe('request lines through real HTTP (finding 5)', () => {
     const comparable = (line: string) => line.replace(/"time":\d+/, '"time":0').replace(/"responseTime":[\d.]+/, '"responseTime":0');
     expect(written.map(comparable)).toEqual(byPino.map(comparable));
     expect(written.map((line) => (JSON.parse(line) as { res: { statusCode: number } }).res.statusCode)).toEqual([200, 200, 200, 200, 404, 404, 404, 200]);
+    // The client's address (Fastify's request.ip: no proxy is trusted here, so the connection's).
+    expect(new Set(written.map((line) => (JSON.parse(line) as { req: { remoteAddress: string } }).req.remoteAddress))).toEqual(new Set(['127.0.0.1']));
   });
 
   it('writes a line for a target Fastify cannot decode, without the secret in it', async () => {

@@ -10,13 +10,14 @@ interface Entry {
   at: string;
   actorId: string;
   actorEmail: string | null;
+  actorAddress: string | null;
   action: string;
   targetUserId: string | null;
   targetEmail: string | null;
   detail: Record<string, unknown> | null;
 }
 
-const CSV_HEADER = ['id', 'at', 'actorId', 'actorEmail', 'action', 'targetUserId', 'targetEmail', 'detail'];
+const CSV_HEADER = ['id', 'at', 'actorId', 'actorEmail', 'action', 'targetUserId', 'targetEmail', 'detail', 'actorAddress'];
 /** More entries than the export reads per query, so that it goes on from page to page. */
 const BULK_ENTRIES = 2_500;
 
@@ -169,11 +170,12 @@ describe('the CSV export', () => {
     expect(answer.status).toBe(200);
     return answer;
   };
-  const asEntry = ([id, at, actorId, actorEmail, action, targetUserId, targetEmail, detail]: string[]) => ({
+  const asEntry = ([id, at, actorId, actorEmail, action, targetUserId, targetEmail, detail, actorAddress]: string[]) => ({
     id,
     at,
     actorId,
     actorEmail: actorEmail || null,
+    actorAddress: actorAddress || null,
     action,
     targetUserId: targetUserId || null,
     targetEmail: targetEmail || null,

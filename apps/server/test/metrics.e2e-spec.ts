@@ -1,11 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { MetricsPort } from '../src/metrics.js';
 import { bearer, cliToken, TEST_JWT_SECRET, withClient } from './support/auth.js';
-import { uploadFile } from './support/files.js';
+import { eventually, uploadFile } from './support/files.js';
+import { jsonCall } from './support/json-call.js';
+import { partyOf } from './support/parties.js';
 import { parsePrometheus, sumOf, valueOf, type Scrape } from './support/prometheus.js';
+import { TaskToolsModule } from './support/task-tools.module.js';
+import { tasksClient } from './support/tasks-wire.js';
 import { connectClient, ERAS, JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
 
 const METRICS_TOKEN = 'a-metrics-token-of-at-least-32-characters';
@@ -36,7 +41,7 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
   let metricsUrl: URL;
 
   beforeAll(async () => {
-    running = await startApp(ENV);
+    running = await startApp(ENV, { imports: [TaskToolsModule] });
     alice = await cliToken(running, ENV, '--sub', 'alice');
     metricsUrl = new URL('/metrics', running.url);
   });
@@ -94,6 +99,49 @@ describe('GET /metrics behind METRICS_TOKEN', () => {
     expect(
       delta('http_server_request_duration_seconds_count', { http_request_method: 'POST', http_route: '/mcp', http_response_status_code: '200' }),
     ).toBeGreaterThanOrEqual(5);
+  });
+
+  it('counts a cancelled task cancelled and logs it at info without a stack; a bug in a tool stays internal_error', async () => {
+    const logged: { level: string; args: unknown[] }[] = [];
+    for (const level of ['log', 'warn', 'error'] as const)
+      jest.spyOn(Logger.prototype, level).mockImplementation((...args: unknown[]) => void logged.push({ level, args }));
+    try {
+      const admin = await partyOf(running, 'root', { roles: ['admin'] });
+      const before = await scrape(running);
+      const mcp = tasksClient(running.url, bearer(alice));
+      const longTask = async () => {
+        const created = await mcp.call('wait_for', { ms: 60_000 });
+        expect(created).toMatchObject({ resultType: 'task', status: 'working' });
+        return created['taskId'] as string;
+      };
+      await mcp.cancel(await longTask());
+      const byAdmin = await jsonCall(running, 'POST', `/admin/tasks/${await longTask()}/cancel`, admin.token);
+      expect([byAdmin.status, byAdmin.body.status]).toEqual([200, 'cancelled']);
+      // A failure of the server's own, for contrast: the task tool throws a plain Error.
+      expect(await mcp.call('break_later', { ms: 0 })).toMatchObject({ isError: true });
+
+      const delta = async (outcome: string) =>
+        valueOf(await scrape(running), 'mcp_tool_calls_total', { gen_ai_tool_name: 'wait_for', outcome }) -
+        valueOf(before, 'mcp_tool_calls_total', { gen_ai_tool_name: 'wait_for', outcome });
+      // The stopped tool's end is recorded when it has unwound, just after the cancellation's answer.
+      await eventually(async () => expect(await delta('cancelled')).toBe(2));
+      expect([await delta('internal_error'), await delta('tool_error'), await delta('ok')]).toEqual([0, 0, 0]);
+      const broken = { gen_ai_tool_name: 'break_later', outcome: 'internal_error' };
+      expect(valueOf(await scrape(running), 'mcp_tool_calls_total', broken) - valueOf(before, 'mcp_tool_calls_total', broken)).toBe(1);
+
+      const about = (tool: string) => logged.filter(({ args }) => String(args[0]).startsWith(`Tool ${tool} `));
+      const cancellations = about('wait_for');
+      expect(cancellations.map(({ level }) => level)).toEqual(['log', 'log']);
+      for (const { args } of cancellations) {
+        expect(args).toHaveLength(1);
+        expect(args[0]).toMatch(/^Tool wait_for cancelled \(request id [^)]+\): Stopped: the task was cancelled$/);
+      }
+      const [failure] = about('break_later');
+      expect(failure?.level).toBe('error');
+      expect(String(failure?.args[1])).toMatch(/^\s+at /);
+    } finally {
+      jest.restoreAllMocks();
+    }
   });
 
   it('labels a method the protocol does not define _OTHER, and a refusal by its JSON-RPC code', async () => {

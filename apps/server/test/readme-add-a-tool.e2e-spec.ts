@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { ESLint } from 'eslint';
 import { GoalToolsModule } from '../../../examples/add-a-tool/goal-tools.module.js';
 import { bearer, cliToken, structured, TEST_JWT_SECRET, toolError, withClient } from './support/auth.js';
 import { storeHeartRate } from './support/observations.js';
@@ -23,6 +24,16 @@ afterAll(async () => {
 });
 
 describe('README, "Add a tool"', () => {
+  it('passes the lint rules in apps/, and is refused in libs/ as the README says (DataSource)', async () => {
+    const root = resolve(import.meta.dirname, '../../..');
+    const source = readFileSync(resolve(root, 'examples/add-a-tool/goal-tools.module.ts'), 'utf8');
+    const eslint = new ESLint({ cwd: root });
+    const [inApps] = await eslint.lintText(source, { filePath: resolve(root, 'apps/server/src/tools/goal-tools.module.ts') });
+    expect(inApps!.messages).toEqual([]);
+    const [inLibs] = await eslint.lintText(source, { filePath: resolve(root, 'libs/tools/src/goal-tools.module.ts') });
+    expect(inLibs!.messages.map((message) => message.message)).toEqual([expect.stringContaining('instead of the DataSource')]);
+  });
+
   it.each(ERAS)('publishes count_readings_above_goal with the input schema the README shows (%s)', async (era) => {
     const tools = await withClient(running.url, era, {}, async (client) => (await client.listTools()).tools);
     expect(tools.find((tool) => tool.name === 'count_readings_above_goal')?.inputSchema).toEqual(publishedSchema);

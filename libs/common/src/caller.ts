@@ -22,6 +22,11 @@ export interface UserInfo {
    * `JWT_SCOPES_CLAIM` set); undefined: the caller is not limited by tools' scopes.
    */
   readonly scopes?: readonly string[];
+  /**
+   * The client's address on a REST route's caller (`@CurrentCaller()`): `request.ip`, through the
+   * proxies `TRUST_PROXY` trusts. What the audit trail records of where an admin acted from.
+   */
+  readonly address?: string;
 }
 
 /** The scopes of `required` the caller lacks; none for a caller not limited by scopes. */

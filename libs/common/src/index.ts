@@ -55,7 +55,7 @@ export { UuidParamPipe } from './rest/uuid-param.pipe.js';
 export { isUuid } from './uuid.js';
 export { HOURLY_AFTER_START, PeriodicJob, type PeriodicJobTiming } from './periodic-job.js';
 export { API_TAGS, ApiTag, type ApiTagName } from './rest/api-tags.js';
-export { PublicAddress, type RequestAddress } from './public-address.js';
+export { PublicAddress, requestOrigin, type RequestAddress } from './public-address.js';
 export { closeRedis, connectRedis } from './redis.js';
 export { Signer, type PurposeSigner } from './signer.js';
 export { UserDataContributor, type UserDataContributorShape } from './user-data/user-data-contributor.decorator.js';

@@ -29,6 +29,18 @@ describe('oauthConfig', () => {
     expect(() => oauthConfig.load({ ...BUILTIN, OAUTH_ALLOW_INSECURE_DEV: 'true', NODE_ENV: 'production' })).toThrow('refused when NODE_ENV=production');
   });
 
+  it('takes OIDC_CLIENT_AUTH_METHOD with a secret to send, and only the two secret methods', () => {
+    const confidential = { ...BUILTIN, OIDC_CLIENT_SECRET: 'a-secret' };
+    expect(oauthConfig.load(confidential).identityProvider.clientAuthMethod).toBeUndefined();
+    expect(oauthConfig.load({ ...confidential, OIDC_CLIENT_AUTH_METHOD: 'client_secret_post' }).identityProvider.clientAuthMethod).toBe('client_secret_post');
+    expect(() => oauthConfig.load({ ...confidential, OIDC_CLIENT_AUTH_METHOD: 'private_key_jwt' })).toThrow(
+      'Invalid configuration OIDC_CLIENT_AUTH_METHOD: expected client_secret_basic or client_secret_post',
+    );
+    expect(() => oauthConfig.load({ ...BUILTIN, OIDC_CLIENT_AUTH_METHOD: 'client_secret_basic' })).toThrow(
+      'OIDC_CLIENT_AUTH_METHOD: is how OIDC_CLIENT_SECRET is sent',
+    );
+  });
+
   it('maps roles only when told both the claim and the values that make an admin', () => {
     expect(
       oauthConfig.load({ ...BUILTIN, OIDC_ROLES_CLAIM: 'groups', OIDC_ADMIN_ROLES: 'mirobody-admins,9f3b1c2d-0000-4000-8000-000000000001' }).identityProvider,

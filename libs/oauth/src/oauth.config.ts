@@ -1,4 +1,5 @@
 import { ConfigError, bool, defineConfigSection, duration, int, isLoopback, list, optionalStr, parseUrl, str } from '@app/common';
+import { CLIENT_AUTH_METHODS, type ClientAuthMethod } from './identity-provider/client-authentication.js';
 import type { OAuthModuleOptions } from './oauth.options.js';
 
 /** `OAUTH_ID_JAG_ISSUERS=none`: the JWT-bearer grant (ID-JAG) is switched off. */
@@ -22,6 +23,8 @@ export const oauthConfig = defineConfigSection({
     OIDC_ISSUER: optionalStr(),
     OIDC_CLIENT_ID: optionalStr(),
     OIDC_CLIENT_SECRET: optionalStr({ secret: true }),
+    /** How the secret reaches the provider's token endpoint; unset, as its discovery document advertises (Basic when it lists it). */
+    OIDC_CLIENT_AUTH_METHOD: optionalStr({ pattern: new RegExp(`^(${CLIENT_AUTH_METHODS.join('|')})$`), expected: CLIENT_AUTH_METHODS.join(' or ') }),
     /** Space-separated, as OAuth writes scopes. */
     OIDC_SCOPES: str('openid email profile', {
       pattern: /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
@@ -42,6 +45,8 @@ export const oauthConfig = defineConfigSection({
   validate: (values, env) => {
     if (values.OAUTH_ALLOW_INSECURE_DEV && env.NODE_ENV === 'production')
       throw new ConfigError('OAUTH_ALLOW_INSECURE_DEV', 'is refused when NODE_ENV=production: it lets sign-ins and client metadata travel over plain http');
+    if (values.OIDC_CLIENT_AUTH_METHOD && !values.OIDC_CLIENT_SECRET)
+      throw new ConfigError('OIDC_CLIENT_AUTH_METHOD', 'is how OIDC_CLIENT_SECRET is sent, and OIDC_CLIENT_SECRET is unset (a public client sends none)');
     if (values.OIDC_ROLES_CLAIM && !values.OIDC_ADMIN_ROLES.length)
       throw new ConfigError('OIDC_ADMIN_ROLES', 'required with OIDC_ROLES_CLAIM: the values of that claim that make an admin');
     if (values.OIDC_ADMIN_ROLES.length && !values.OIDC_ROLES_CLAIM)
@@ -64,6 +69,7 @@ export const oauthConfig = defineConfigSection({
       issuer: values.OIDC_ISSUER ?? '',
       clientId: values.OIDC_CLIENT_ID ?? '',
       clientSecret: values.OIDC_CLIENT_SECRET,
+      ...(values.OIDC_CLIENT_AUTH_METHOD ? { clientAuthMethod: values.OIDC_CLIENT_AUTH_METHOD as ClientAuthMethod } : {}),
       scopes: values.OIDC_SCOPES.split(' '),
       ...(values.OIDC_ROLES_CLAIM ? { rolesClaim: values.OIDC_ROLES_CLAIM, adminRoles: values.OIDC_ADMIN_ROLES } : {}),
       verifiedEmailDomains: values.OIDC_VERIFIED_EMAIL_DOMAINS.map((domain) => domain.toLowerCase()),

@@ -1,9 +1,13 @@
+import type { ClientAuthMethod } from './identity-provider/client-authentication.js';
+
 /** The company's OpenID Connect provider, where users of the built-in authorization server sign in. */
 export interface IdentityProviderOptions {
   issuer: string;
   clientId: string;
   /** Absent for a public client (PKCE alone). */
   clientSecret?: string;
+  /** How the secret goes to the token endpoint (`OIDC_CLIENT_AUTH_METHOD`); unset, as the provider's discovery document advertises. */
+  clientAuthMethod?: ClientAuthMethod;
   /** Asked for at sign-in; always holds `openid`. */
   scopes: string[];
   /** The claim (a dotted path) whose values may make a user an admin; unset, a sign-in carries no roles. */

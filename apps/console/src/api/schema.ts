@@ -63,7 +63,7 @@ export interface paths {
         };
         /**
          * Download the audit trail as CSV, with the same filters as the list
-         * @description Newest first, one row per entry under the header `id,at,actorId,actorEmail,action,targetUserId,targetEmail,detail` (RFC 4180, CRLF; `detail` as JSON; a cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so that a spreadsheet shows it as text). The export itself is recorded (`audit.export`, with its filters).
+         * @description Newest first, one row per entry under the header `id,at,actorId,actorEmail,action,targetUserId,targetEmail,detail,actorAddress` (RFC 4180, CRLF; `detail` as JSON; a cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed with `'` so that a spreadsheet shows it as text). The export itself is recorded (`audit.export`, with its filters).
          */
         get: operations["adminAudit_export"];
         put?: never;
@@ -1554,6 +1554,11 @@ export interface components {
         AuditEntryDto: {
             /** @example user.disable */
             action: string;
+            /**
+             * @description The address the admin's request came from (behind a reverse proxy, as TRUST_PROXY lets it be read); null on entries older than the field
+             * @example 203.0.113.7
+             */
+            actorAddress: string | null;
             actorEmail: string | null;
             /** Format: uuid */
             actorId: string;

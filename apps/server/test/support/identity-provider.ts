@@ -38,9 +38,14 @@ export interface AgentClient {
   redirectUri: string;
 }
 
+/** The ways a client may send its secret to the token endpoint that the tests tell apart. */
+export type SecretAuthMethod = 'client_secret_basic' | 'client_secret_post';
+
 export interface StartOptions {
   profile?: ProviderProfile;
   headless?: boolean;
+  /** The only client authentication methods the provider advertises (`token_endpoint_auth_methods_supported`); its clients are registered with the first. Unset: oidc-provider's (Basic, post, JWTs, none). */
+  clientAuthMethods?: SecretAuthMethod[];
 }
 
 /** The settings the app needs to sign users in at this provider (its `OIDC_*` keys). */
@@ -68,6 +73,8 @@ export interface TestIdentityProvider {
   down: boolean;
   /** The query of every authorization request it received. */
   authorizationRequests: URLSearchParams[];
+  /** How each request to the token endpoint sent the client's secret (`none`: it sent none). */
+  tokenRequestAuthentications: (SecretAuthMethod | 'none')[];
   close(): Promise<void>;
 }
 
@@ -165,6 +172,7 @@ export async function startIdentityProvider(options: StartOptions = {}): Promise
     failUserinfo: false,
     down: false,
     authorizationRequests: [],
+    tokenRequestAuthentications: [],
     signInAs: (login) => void (nextLogin = login),
     account: (login, changes) => void accounts.set(login, { ...accounts.get(login), ...changes }),
     subjectOf,
@@ -179,6 +187,7 @@ export async function startIdentityProvider(options: StartOptions = {}): Promise
           redirect_uris: callbackUrls,
           response_types: ['code'],
           grant_types: ['authorization_code', 'refresh_token'],
+          ...(options.clientAuthMethods ? { token_endpoint_auth_method: options.clientAuthMethods[0] } : {}),
         },
         {
           client_id: AGENT.clientId,
@@ -186,6 +195,7 @@ export async function startIdentityProvider(options: StartOptions = {}): Promise
           redirect_uris: [AGENT.redirectUri],
           response_types: ['code'],
           grant_types: ['authorization_code', TOKEN_EXCHANGE_GRANT],
+          ...(options.clientAuthMethods ? { token_endpoint_auth_method: options.clientAuthMethods[0] } : {}),
         },
       ];
       const provider = new Provider(issuer, {
@@ -217,6 +227,7 @@ export async function startIdentityProvider(options: StartOptions = {}): Promise
               }
             : {}),
         },
+        ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
         cookies: { keys: ['a-cookie-key-of-the-test-identity-provider'] },
         // Set, so that oidc-provider does not print a notice for each default.
         ttl: {
@@ -246,6 +257,16 @@ export async function startIdentityProvider(options: StartOptions = {}): Promise
           }),
         TOKEN_EXCHANGE_PARAMETERS,
       );
+      // oidc-provider takes a secret either way whatever the client's registered method: the tests read which way it came.
+      provider.use(async (ctx, next) => {
+        await next();
+        if (ctx.path !== '/token') return;
+        const { authorization } = ctx.headers;
+        const params = (ctx as { oidc?: { params?: Record<string, unknown> } }).oidc?.params;
+        idp.tokenRequestAuthentications.push(
+          authorization?.startsWith('Basic ') ? 'client_secret_basic' : params?.['client_secret'] ? 'client_secret_post' : 'none',
+        );
+      });
       const callback = provider.callback();
       handler = async (request, response) => {
         const url = new URL(request.url!, issuer);

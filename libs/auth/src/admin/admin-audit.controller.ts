@@ -27,7 +27,7 @@ export class AdminAuditController {
   @ApiOperation({
     summary: 'Download the audit trail as CSV, with the same filters as the list',
     description:
-      'Newest first, one row per entry under the header `id,at,actorId,actorEmail,action,targetUserId,targetEmail,detail` ' +
+      'Newest first, one row per entry under the header `id,at,actorId,actorEmail,action,targetUserId,targetEmail,detail,actorAddress` ' +
       '(RFC 4180, CRLF; `detail` as JSON; a cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return is prefixed ' +
       "with `'` so that a spreadsheet shows it as text). The export itself is recorded (`audit.export`, with its filters).",
     operationId: 'adminAudit_export',

@@ -88,6 +88,13 @@ export class AuditEntryDto {
   @ApiProperty() id: string;
   @ApiProperty({ format: 'uuid' }) actorId: string;
   @ApiProperty({ type: String, nullable: true }) actorEmail: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: '203.0.113.7',
+    description: "The address the admin's request came from (behind a reverse proxy, as TRUST_PROXY lets it be read); null on entries older than the field",
+  })
+  actorAddress: string | null;
   @ApiProperty({ example: 'user.disable' }) action: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) targetUserId: string | null;
   @ApiProperty({ type: String, nullable: true, description: "The target's e-mail now; null without a target, an address, or once the user is erased" })

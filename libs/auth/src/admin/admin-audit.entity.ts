@@ -15,6 +15,10 @@ export class AdminAuditEntity {
   @Column('text', { name: 'actor_email', nullable: true })
   actorEmail: string | null;
 
+  /** The address the admin's request came from (through the proxies TRUST_PROXY trusts); null on entries older than the column. */
+  @Column('text', { name: 'actor_address', nullable: true })
+  actorAddress: string | null;
+
   /** e.g. `user.disable`, `user.erase`: an area, a dot, a verb (the `action` filter's `memories.*` takes an area). */
   @Column('text')
   action: string;

@@ -28,6 +28,8 @@ export interface AuditEntry {
   at: Date;
   actorId: string;
   actorEmail: string | null;
+  /** Where the admin's request came from; null on entries older than the column. */
+  actorAddress: string | null;
   action: string;
   targetUserId: string | null;
   /** The target's e-mail now: null once they are erased. */
@@ -49,7 +51,16 @@ export class AdminAudit {
   constructor(@InjectRepository(AdminAuditEntity) private readonly entries: Repository<AdminAuditEntity>) {}
 
   async record(actor: UserInfo, action: string, targetUserId: string | null, detail?: Record<string, unknown>): Promise<void> {
-    await this.entries.save(this.entries.create({ actorId: actor.userId, actorEmail: actor.email ?? null, action, targetUserId, detail: detail ?? null }));
+    await this.entries.save(
+      this.entries.create({
+        actorId: actor.userId,
+        actorEmail: actor.email ?? null,
+        actorAddress: actor.address ?? null,
+        action,
+        targetUserId,
+        detail: detail ?? null,
+      }),
+    );
   }
 
   /** Newest first (ids grow with time). */
@@ -88,11 +99,12 @@ export class AdminAudit {
     narrow(query, filter);
     if (before !== undefined) query.andWhere('entry.id < :before', { before });
     const { entities, raw } = await query.getRawAndEntities<{ target_email: string | null }>();
-    return entities.map(({ id, at, actorId, actorEmail, action, targetUserId, detail }, index) => ({
+    return entities.map(({ id, at, actorId, actorEmail, actorAddress, action, targetUserId, detail }, index) => ({
       id,
       at,
       actorId,
       actorEmail,
+      actorAddress,
       action,
       targetUserId,
       targetEmail: raw[index]!.target_email,

@@ -33,17 +33,20 @@ describe('csvCell', () => {
 
 describe('auditCsvRow', () => {
   it('writes an entry under the header, its detail as JSON, an absent target as empty cells', () => {
-    expect(AUDIT_CSV_HEADER).toBe('id,at,actorId,actorEmail,action,targetUserId,targetEmail,detail\r\n');
+    expect(AUDIT_CSV_HEADER).toBe('id,at,actorId,actorEmail,action,targetUserId,targetEmail,detail,actorAddress\r\n');
     const row = auditCsvRow({
       id: '7',
       at: new Date('2026-01-05T10:00:00.123Z'),
       actorId: '00000000-0000-4000-8000-000000000001',
       actorEmail: '=cmd@example.com',
+      actorAddress: '2001:db8::7',
       action: 'audit.export',
       targetUserId: null,
       targetEmail: null,
       detail: { action: 'memories.*' },
     });
-    expect(row).toBe(`7,2026-01-05T10:00:00.123Z,00000000-0000-4000-8000-000000000001,'=cmd@example.com,audit.export,,,"{""action"":""memories.*""}"\r\n`);
+    expect(row).toBe(
+      `7,2026-01-05T10:00:00.123Z,00000000-0000-4000-8000-000000000001,'=cmd@example.com,audit.export,,,"{""action"":""memories.*""}",2001:db8::7\r\n`,
+    );
   });
 });

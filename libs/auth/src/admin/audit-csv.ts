@@ -22,7 +22,7 @@ export function csvCell(value: string | null): string {
 /** One record, ended by CRLF as RFC 4180 has it. */
 export const csvRecord = (cells: (string | null)[]): string => `${cells.map(csvCell).join(',')}\r\n`;
 
-export const AUDIT_CSV_HEADER = csvRecord(['id', 'at', 'actorId', 'actorEmail', 'action', 'targetUserId', 'targetEmail', 'detail']);
+export const AUDIT_CSV_HEADER = csvRecord(['id', 'at', 'actorId', 'actorEmail', 'action', 'targetUserId', 'targetEmail', 'detail', 'actorAddress']);
 
 /** An entry as a record under `AUDIT_CSV_HEADER`: the time in ISO 8601 (UTC), the detail as JSON. */
 export function auditCsvRow(entry: AuditEntry): string {
@@ -35,5 +35,7 @@ export function auditCsvRow(entry: AuditEntry): string {
     entry.targetUserId,
     entry.targetEmail,
     entry.detail === null ? null : JSON.stringify(entry.detail),
+    // Last: a spreadsheet or a script reading the earlier columns by position reads them as before.
+    entry.actorAddress,
   ]);
 }

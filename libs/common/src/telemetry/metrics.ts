@@ -6,8 +6,8 @@ const MCP_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2,
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 const DB_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** How a tool call ended: its result, a result the tool marked `isError`, or a failure of the server's. */
-export type ToolCallOutcome = 'ok' | 'tool_error' | 'internal_error';
+/** How a tool call ended: its result, a result the tool marked `isError`, a stop before its end (`tasks/cancel`, its TTL, shutdown), or a failure of the server's. */
+export type ToolCallOutcome = 'ok' | 'tool_error' | 'cancelled' | 'internal_error';
 
 /** A value read when Prometheus scrapes, per label set when it has labels. */
 export type GaugeReading = number | Record<string, number>;
@@ -40,7 +40,7 @@ export class Metrics {
   });
   private readonly toolCalls = new Counter({
     name: 'mcp_tool_calls_total',
-    help: 'Tool calls by tool and outcome (ok, tool_error: the tool answered isError, internal_error: the server failed)',
+    help: 'Tool calls by tool and outcome (ok, tool_error: the tool answered isError, cancelled: stopped before it ended, internal_error: the server failed)',
     labelNames: ['gen_ai_tool_name', 'outcome'],
     registers: [this.registry],
   });

@@ -22,6 +22,7 @@ import {
   isDatabaseUnavailable,
   Metrics,
   missingScopes,
+  requestOrigin,
   Signer,
   stackFrames,
   type CallerResolver,
@@ -375,7 +376,7 @@ export class McpHttpService implements OnApplicationBootstrap, OnApplicationShut
   private refuse(request: FastifyRequest, response: ServerResponse, status: number, message: string, id: JsonRpcId, scopes: readonly string[] = []): void {
     const configured = this.options.resourceMetadataUrl;
     // A path alone is relative to the address the client used.
-    const metadata = configured?.startsWith('/') ? `${request.protocol}://${request.host}${configured}` : configured;
+    const metadata = configured?.startsWith('/') ? `${requestOrigin(request)}${configured}` : configured;
     const challenge =
       status === HttpStatus.UNAUTHORIZED
         ? { 'www-authenticate': bearerChallenge(metadata, { scopes }) }

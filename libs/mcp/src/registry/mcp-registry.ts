@@ -29,7 +29,7 @@ import { McpCatalog } from './mcp-catalog.js';
 import { formatCatalog, type CatalogFormat, type ToolCatalog } from './tool-catalog.js';
 import { compileOrSkip, toToolDefinition } from './tool-definition.js';
 import { createToolInvoker, type ToolInvoker } from './tool-invoker.js';
-import { InternalToolError, toolFailure } from './tool-error-policy.js';
+import { cancelledCall, InternalToolError, toolFailure } from './tool-error-policy.js';
 import { errorResult, toCallToolResult } from './tool-result.js';
 import { summarizeDisabledTool, summarizeTool, type ToolSummary } from './tool-summaries.js';
 
@@ -65,6 +65,10 @@ const MAX_LOGGED_ERROR_CHARS = 1000;
 
 /** The error results the registry made of failures of the server's own (`toolFailure`'s internal ones), told apart from the tool's own errors. */
 const serverFailures = new WeakSet<CallToolResult>();
+/** The results of calls stopped before they ended (`cancelledCall`): neither the tool's error nor the server's. */
+const cancelledCalls = new WeakSet<CallToolResult>();
+/** What the access log says of a cancelled call. */
+const CANCELLED = 'Cancelled';
 
 /**
  * Holds every tool, resource and prompt, with compiled validators and the ready-made `tools/list`
@@ -217,7 +221,7 @@ export class McpRegistry implements OnModuleInit {
     return this.tracing.tracer.startActiveSpan(`execute_tool ${name}`, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
       try {
         const result = await this.observed(name, caller, authInfo, run);
-        if ('isError' in result && result.isError) span.setAttribute('error.type', 'tool_error');
+        if ('isError' in result && result.isError) span.setAttribute('error.type', cancelledCalls.has(result as CallToolResult) ? 'cancelled' : 'tool_error');
         return result;
       } catch (error) {
         span.setAttribute('error.type', error instanceof Error ? error.constructor.name : 'Error');
@@ -252,8 +256,9 @@ export class McpRegistry implements OnModuleInit {
       throw error;
     }
     const success = !('isError' in result && result.isError);
-    this.metrics?.toolCall(name, success ? 'ok' : 'tool_error');
-    if (!success) outcomeFromAuthInfo(authInfo)?.note('tool_error');
+    const cancelled = cancelledCalls.has(result as CallToolResult);
+    this.metrics?.toolCall(name, success ? 'ok' : cancelled ? 'cancelled' : 'tool_error');
+    if (!success) outcomeFromAuthInfo(authInfo)?.note(cancelled ? 'cancelled' : 'tool_error');
     if (caller && this.observer) {
       const event = { caller, tool: name, success, durationMs: performance.now() - started, requestId: requestIdFromAuthInfo(authInfo) };
       this.observer.toolCalled(success ? event : { ...event, error: loggedError(result as CallToolResult) });
@@ -277,6 +282,12 @@ export class McpRegistry implements OnModuleInit {
       const returned = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
       return toCallToolResult(returned, tool.definition.outputSchema);
     } catch (error) {
+      // A stopped call's tool throws on its way out (usually the signal's reason): that is the stop, not a failure.
+      if (sdk?.mcpReq.signal.aborted) {
+        const result = cancelledCall(name, requestId ?? randomUUID(), this.logger, sdk.mcpReq.signal.reason);
+        cancelledCalls.add(result);
+        return result;
+      }
       const failure = toolFailure(error, name, requestId ?? randomUUID(), this.logger, args);
       if (failure.internal && options.internalErrors === 'throw') throw new InternalToolError(failure.result);
       if (failure.internal) serverFailures.add(failure.result);
@@ -367,6 +378,7 @@ export class McpRegistry implements OnModuleInit {
 /** What the access log keeps of a failed call: a failure of the server's by that name only, a tool error's message cut short. */
 function loggedError(result: CallToolResult): string {
   if (serverFailures.has(result)) return SERVER_FAILURE;
+  if (cancelledCalls.has(result)) return CANCELLED;
   const text = result.content.find((part) => part.type === 'text')?.text ?? 'Tool error';
   return text.length > MAX_LOGGED_ERROR_CHARS ? `${text.slice(0, MAX_LOGGED_ERROR_CHARS)}…` : text;
 }

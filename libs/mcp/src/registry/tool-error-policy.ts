@@ -42,6 +42,17 @@ export interface ToolFailure {
 }
 
 /**
+ * What a tool that was stopped answers: the error it threw on the way out is the stop's echo, not a
+ * fault (the client cancelled it, the task's TTL ran out, the server is shutting down), so it is
+ * logged at info, without a stack, and the metrics count it `cancelled`.
+ */
+export function cancelledCall(tool: string, requestId: string, logger: Logger, reason: unknown): CallToolResult {
+  const why = reason instanceof Error ? reason.message : 'the call was cancelled';
+  logger.log(`Tool ${tool} cancelled (request id ${requestId}): ${why}`);
+  return errorResult(`Cancelled (request id ${requestId}): ${why}`);
+}
+
+/**
  * A tool call that failed for a reason of the server's, thrown instead of answered where the
  * caller tells the two kinds apart: a task ends `failed` on it (the tasks extension reserves that
  * status for such failures), where a tool's own error ends it `completed` with `isError`.

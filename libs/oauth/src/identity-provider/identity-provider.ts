@@ -3,6 +3,7 @@ import * as oidc from 'openid-client';
 import type { TokenIdentity } from '@app/auth';
 import { OAUTH_OPTIONS, type OAuthModuleOptions } from '../oauth.options.js';
 import { identityFromClaims, lacksProfile, UnusableClaimError } from './provider-claims.js';
+import { clientAuthentication } from './client-authentication.js';
 
 /** What this server keeps of a sign-in it sends to the identity provider, to check the answer. */
 export interface ProviderSignIn {
@@ -124,9 +125,10 @@ export class IdentityProvider {
   /** The provider's discovery document, for `openid-client` and for the issuer's published keys (ID-JAG). */
   discovered(): Promise<oidc.Configuration> {
     if (!this.configuration) {
-      const { issuer, clientId, clientSecret } = this.options.identityProvider;
+      const { issuer, clientId, clientSecret, clientAuthMethod } = this.options.identityProvider;
       const insecure = new URL(issuer).protocol === 'http:';
-      this.configuration = oidc.discovery(new URL(issuer), clientId, clientSecret, clientSecret ? oidc.ClientSecretPost(clientSecret) : oidc.None(), {
+      const authentication = clientSecret ? clientAuthentication(clientSecret, clientAuthMethod) : oidc.None();
+      this.configuration = oidc.discovery(new URL(issuer), clientId, clientSecret, authentication, {
         ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
         timeout: 10,
       });

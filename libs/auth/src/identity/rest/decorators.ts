@@ -50,8 +50,9 @@ export function Public() {
 
 /** The caller `@Authenticated()` or `@AdminOnly()` let through. */
 export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): UserInfo => {
-  const user = context.switchToHttp().getRequest<AuthenticatedRequest>().user;
+  const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
   // Only reached on a route without @Authenticated(): a programming error, answered as a refusal rather than a crash.
-  if (!user) throw new UnauthorizedException();
-  return user;
+  if (!request.user) throw new UnauthorizedException();
+  // Per request: the resolved caller may be shared by every request of one credential.
+  return { ...request.user, address: request.ip };
 });
