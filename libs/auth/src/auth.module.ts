@@ -13,7 +13,7 @@ import { StoreUserRoles1797300200000 } from './migrations/1797300200000-store-us
 import { IndexAdminAuditFilters1797300300000 } from './migrations/1797300300000-index-admin-audit-filters.js';
 import { RecordToolCallOutcomes1797400200000 } from './migrations/1797400200000-record-tool-call-outcomes.js';
 import { StoreConnectionProviderGrants1797410000000 } from './migrations/1797410000000-store-connection-provider-grants.js';
-import { RecordAdminAddresses1797500000000 } from './migrations/1797500000000-record-admin-addresses.js';
+import { RecordAdminAddresses1797700000000 } from './migrations/1797700000000-record-admin-addresses.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { UserDataModule } from './user-data/user-data.module.js';
 import { UsersModule } from './users/users.module.js';
@@ -43,7 +43,7 @@ import { UsersModule } from './users/users.module.js';
         IndexAdminAuditFilters1797300300000,
         RecordToolCallOutcomes1797400200000,
         StoreConnectionProviderGrants1797410000000,
-        RecordAdminAddresses1797500000000,
+        RecordAdminAddresses1797700000000,
       ],
     }),
     UsersModule,
