@@ -28,6 +28,12 @@ import { freePort } from '../bench/processes.mjs';
 const root = resolve(import.meta.dirname, '..');
 const SERVER_URL = process.env.UPGRADE_DATABASE_URL || process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const LOAD_CONNECTIONS = 4;
+/**
+ * Each load connection's pause between requests: the check needs answers at every moment, not the
+ * most the server can take, and a flat-out load competes on a 2-core CI host with the release
+ * starting beside it.
+ */
+const LOAD_PAUSE_MS = 25;
 const STARTUP_TIMEOUT_MS = 180_000;
 const SECRETS = {
   JWT_SECRET: `upgrade-${process.pid}-a-jwt-secret-of-at-least-32-characters`,
@@ -114,7 +120,10 @@ async function startServer(name, dir, env) {
       (response) => response.ok,
       () => false,
     );
-    if (ready) return { name, origin, child, exited, output: () => output };
+    if (ready) {
+      console.log(`  ${name} ready (${elapsed()})`);
+      return { name, origin, child, exited, output: () => output };
+    }
   }
   throw new Error(`${name} did not get ready in ${STARTUP_TIMEOUT_MS / 1000} s:\n${output}`);
 }
@@ -185,6 +194,7 @@ function startLoad(bearer, targets, phase) {
         const failure = await loadRequest(server.origin, bearer, n++).catch((error) => `${error.cause?.code ?? error.message}`);
         counts.set(key, (counts.get(key) ?? 0) + 1);
         if (failure) failures.push(`${key}: ${failure}`);
+        await new Promise((done) => setTimeout(done, LOAD_PAUSE_MS));
       }
     }
   };

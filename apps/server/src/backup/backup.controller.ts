@@ -23,7 +23,7 @@ export class BackupController {
   @ApiOkResponse({ description: 'The archive: manifest.json, database.tar (PGlite data directory), files/objects/...' })
   @ApiConflictResponse({ description: 'The database is PostgreSQL (use pg_dump), or a backup is under way' })
   async create(@CurrentCaller() admin: UserInfo, @Res() reply: FastifyReply): Promise<void> {
-    const { stream, manifest } = await this.backups.start(admin.email ?? admin.userId);
+    const { stream, manifest } = await this.backups.start(admin.userId);
     const name = `mirobody-backup-${manifest.createdAt.replace(/[:.]/g, '-')}.tar`;
     await reply.code(200).header('content-type', 'application/x-tar').header('content-disposition', `attachment; filename="${name}"`).send(stream);
   }

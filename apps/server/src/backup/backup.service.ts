@@ -35,7 +35,7 @@ export class BackupService {
         dataDir: this.config.get('DATA_DIR', { infer: true }),
         version: this.config.get('version', { infer: true }),
       });
-      this.logger.log(`Backup for ${requestedBy}: database and ${backup.manifest.objects} stored object(s) taken in ${Date.now() - started} ms; sending`);
+      this.logger.log(`Backup for admin ${requestedBy}: database and ${backup.manifest.objects} stored object(s) taken in ${Date.now() - started} ms; sending`);
       backup.stream.once('close', () => {
         this.running = false;
       });
