@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run faults`: the faults a company's operations put the server through, on the app as users
 // run it (dist/apps/server/src/main.js), each checked, each a line of figures:
-//   kill-9    writers store memories (`remember`) and upload files; the server is killed (SIGKILL)
+//   kill-9    writers (bench/writers.mjs) store memories (`remember`) and upload files; the server is killed (SIGKILL)
 //             mid-write, restarted on the same data, and every acknowledged write is looked for
 //             (an acknowledged write missing is a failure); after the restart no `.part` upload
 //             is left. FAULTS_ROUNDS rounds.
@@ -22,9 +22,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SignJWT } from 'jose';
 import pg from 'pg';
-import { Agent, fetch, FormData, request } from 'undici';
+import { Agent, fetch, request } from 'undici';
 import { freePort } from './processes.mjs';
 import { positiveInteger } from './settings.mjs';
+import { startWriters } from './writers.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = positiveInteger('FAULTS_ROUNDS', 3);
@@ -85,50 +86,6 @@ async function token(subject) {
 const mcpCall = (name, args, id) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/**
- * Writers on keep-alive connections until `until()` says stop: memories through `remember`, files
- * through the REST upload. Returns what the server acknowledged and every failure by its kind.
- */
-async function write(origin, bearer, until, dispatcher) {
-  const acknowledged = { memories: [], files: [] };
-  const outcomes = new Map();
-  const count = (kind) => outcomes.set(kind, (outcomes.get(kind) ?? 0) + 1);
-  let n = 0;
-  const writer = async (index) => {
-    while (!until()) {
-      const id = n++;
-      const kind = index % 4 === 3 ? 'upload' : 'remember';
-      try {
-        if (kind === 'upload') {
-          const form = new FormData();
-          form.append('file', new Blob([`file ${id} `.repeat(20_000)]), `file-${id}.txt`);
-          const response = await fetch(`${origin}/api/files`, { method: 'POST', body: form, headers: { authorization: bearer }, dispatcher });
-          const body = await response.text();
-          count(`upload ${response.status}`);
-          if (response.status === 201) acknowledged.files.push(JSON.parse(body).fileKey);
-        } else {
-          const response = await request(`${origin}/mcp`, {
-            method: 'POST',
-            headers: { ...MCP_HEADERS, authorization: bearer },
-            body: mcpCall('remember', { text: `Acknowledged fact number ${id} of ${process.pid}` }, id),
-            dispatcher,
-          });
-          const answer = await response.body.text();
-          count(`remember ${response.statusCode}`);
-          const parsed = response.statusCode === 200 ? JSON.parse(answer) : undefined;
-          if (parsed?.result && !parsed.result.isError) acknowledged.memories.push(parsed.result.structuredContent.id);
-        }
-      } catch (error) {
-        count(`${kind} ${error.cause?.code ?? error.code ?? error.name}`);
-        if (until()) return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, (_, index) => writer(index)));
-  return { acknowledged, outcomes };
-}
-
 /** Every acknowledged memory and file is there, and nothing is left half-written. */
 async function audit(fault, origin, bearer, dataDir, acknowledged) {
   const exported = await (await fetch(`${origin}/api/memories/export`, { headers: { authorization: bearer } })).json();
@@ -165,15 +122,12 @@ async function kill9(env, bearer) {
   const all = { memories: [], files: [] };
   for (let round = 1; round <= ROUNDS; round++) {
     const server = await startServer(env);
-    const dispatcher = new Agent({ connections: CONNECTIONS });
-    let killed = false;
-    const writing = write(server.origin, bearer, () => killed, dispatcher);
+    const writers = startWriters({ origin: server.origin, bearer, connections: CONNECTIONS });
     await new Promise((resolve) => setTimeout(resolve, WRITE_SECONDS * 1000));
     server.child.kill('SIGKILL');
-    killed = true;
     await server.exited;
-    const { acknowledged, outcomes } = await writing;
-    await dispatcher.close();
+    await writers.stop();
+    const { acknowledged, outcomes } = writers;
     all.memories.push(...acknowledged.memories);
     all.files.push(...acknowledged.files);
     console.log(`  round ${round}: ${describe(outcomes)}`);
@@ -279,15 +233,12 @@ async function outage(env, bearer) {
 async function sigterm(env, bearer) {
   console.log(`sigterm: ${CONNECTIONS} keep-alive writers, SIGTERM after ${WRITE_SECONDS} s`);
   const server = await startServer(env);
-  const dispatcher = new Agent({ connections: CONNECTIONS });
-  let stopping = false;
-  const writing = write(server.origin, bearer, () => stopping, dispatcher);
+  const writers = startWriters({ origin: server.origin, bearer, connections: CONNECTIONS });
   await new Promise((resolve) => setTimeout(resolve, WRITE_SECONDS * 1000));
   server.child.kill('SIGTERM');
   const exitCode = await server.exited;
-  stopping = true;
-  const { acknowledged, outcomes } = await writing;
-  await dispatcher.close();
+  await writers.stop();
+  const { acknowledged, outcomes } = writers;
   console.log(`  exit ${exitCode}; ${describe(outcomes)}`);
   const resets = [...outcomes].filter(([kind]) => / (ECONNRESET|UND_ERR_SOCKET|EPIPE)$/.test(kind));
   if (exitCode !== 0) fail('sigterm', `exit code ${exitCode}`);

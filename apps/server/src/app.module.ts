@@ -12,6 +12,7 @@ import { MemoryModule } from '@app/memory';
 import { ConsoleSignInModule, OAuthModule } from '@app/oauth';
 import { ToolsModule } from '@app/tools';
 import { AdminToolsController } from './admin-tools.controller.js';
+import { BackupModule } from './backup/backup.module.js';
 import { SIGN_IN_METHODS, SignInMethodsController } from './console/sign-in-methods.controller.js';
 import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
@@ -84,6 +85,7 @@ export class AppModule {
         ...(config.auth.oauthMode === 'builtin' ? [OAuthModule.register()] : []),
         ...(config.oauth.identityProvider.issuer ? [ConsoleSignInModule.register()] : []),
         ToolsModule,
+        BackupModule,
         ...(extensions.imports ?? []),
         ...(config.toolDirectories.directories.length ? [ToolDirectoriesModule.register({ ...config.toolDirectories, imports: toolDirectoryImports })] : []),
       ],

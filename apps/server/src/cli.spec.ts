@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt, jwtVerify } from 'jose';
@@ -78,5 +78,39 @@ describe('npm run cli -- token', () => {
         JWT_AUDIENCE: 'mirobody',
       }),
     ).rejects.toThrow(/JWKS_URL is set/);
+  });
+});
+
+describe('npm run cli -- backup, restore, check-files', () => {
+  it.each([
+    [['backup'], 2, /--out is required/],
+    [['backup', '--out', 'x.tar', '--url', 'ftp://host'], 2, /--url must be an http\(s\) address/],
+    [['restore'], 2, /--from is required/],
+    [['check-files', '--digests', 'yes'], 2, /Unexpected argument/],
+  ])('refuses %j with exit code %d, saying why', async (argv, exitCode, message) => {
+    await expect(runCli(argv, { DATA_DIR: dataDir })).rejects.toMatchObject({ constructor: CliError, exitCode, message: expect.stringMatching(message) });
+  });
+
+  it('says when no server answers, and never leaves a partial archive', async () => {
+    const out = join(dataDir, 'backup.tar');
+    await expect(runCli(['backup', '--out', out, '--url', 'http://127.0.0.1:9'], { DATA_DIR: dataDir })).rejects.toThrow(
+      /No server answers at http:\/\/127\.0\.0\.1:9 .*is it running\?/,
+    );
+    expect(existsSync(out) || existsSync(`${out}.part`)).toBe(false);
+  });
+
+  it('restores only a Mirobody backup, and never on PostgreSQL', async () => {
+    const notABackup = join(dataDir, 'notes.txt');
+    writeFileSync(notABackup, 'x'.repeat(2048));
+    await expect(runCli(['restore', '--from', notABackup], { DATA_DIR: join(dataDir, 'target') })).rejects.toThrow(
+      /The restore failed: .* is not a tar archive/,
+    );
+    await expect(runCli(['restore', '--from', notABackup], { DATA_DIR: dataDir, DATABASE_URL: 'postgres://db/mirobody' })).rejects.toThrow(/pg_restore/);
+  });
+
+  it('answers --help for each', async () => {
+    expect(await runCli(['backup', '--help'], {})).toContain('--out <file>');
+    expect(await runCli(['restore', '-h'], {})).toContain('--from <file>');
+    expect(await runCli(['check-files', '--help'], {})).toContain('--digests');
   });
 });

@@ -83,6 +83,8 @@ const OPERATION_IDS: Record<string, string> = {
   'get /admin/users/{userId}/files/{key}/text': 'adminFiles_readText',
   'post /admin/users/{userId}/files/{key}/extraction': 'adminFiles_rerunExtraction',
   'get /admin/files': 'adminFiles_listAll',
+  'get /admin/files/check': 'adminFiles_check',
+  'post /admin/backup': 'adminBackup_create',
   'get /admin/overview': 'adminOverview_get',
   'get /admin/tasks': 'adminTasks_list',
   'post /admin/tasks/{id}/cancel': 'adminTasks_cancel',

@@ -85,6 +85,9 @@ const ROUTES = [
   'delete /admin/users/{userId}/memories/{id}',
   // The tool catalog (apps/server).
   'get /admin/tools',
+  // Backups (apps/server) and the storage check (libs/files).
+  'post /admin/backup',
+  'get /admin/files/check',
   // The console's overview, tasks and tools (apps/server).
   'get /admin/overview',
   'get /api/tasks',

@@ -84,6 +84,7 @@ type WorkerMessage =
   | { ready: true }
   | { ready: false; error: ReportedFailure }
   | { id: number; result: { rows: unknown[]; rowCount: number } }
+  | { id: number; archive: ArrayBuffer }
   | { id: number; error: ReportedFailure }
   | { closed: true; error?: ReportedFailure };
 
@@ -103,7 +104,8 @@ function toError(failure: ReportedFailure): Error {
  */
 class EmbeddedDatabase {
   private readonly worker: Worker;
-  private readonly pending = new Map<number, { resolve: (result: { rows: unknown[]; rowCount: number }) => void; reject: (error: Error) => void }>();
+  /** What each message sent waits for: a query's rows, or a dump's archive. */
+  private readonly pending = new Map<number, { resolve: (answer: unknown) => void; reject: (error: Error) => void }>();
   private nextId = 0;
   private failure?: Error;
   private closing?: { resolve: () => void; reject: (error: Error) => void };
@@ -119,6 +121,7 @@ class EmbeddedDatabase {
         const query = this.pending.get(message.id);
         this.pending.delete(message.id);
         if ('result' in message) query?.resolve(message.result);
+        else if ('archive' in message) query?.resolve(Buffer.from(message.archive));
         else query?.reject(toError(message.error));
       });
       // A worker that dies takes its database with it: every query waiting and every later one fails, saying why.
@@ -128,11 +131,20 @@ class EmbeddedDatabase {
   }
 
   query(text: string, params: unknown[] | undefined): Promise<{ rows: unknown[]; rowCount: number }> {
+    return this.send({ text, params });
+  }
+
+  /** The data directory as a tar archive (see `dump` in the worker). */
+  dump(): Promise<Buffer> {
+    return this.send({ dump: true });
+  }
+
+  private send<T>(message: object): Promise<T> {
     if (this.failure) return Promise.reject(this.failure);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, text, params });
+      this.pending.set(id, { resolve: resolve as (answer: unknown) => void, reject });
+      this.worker.postMessage({ id, ...message });
     });
   }
 
@@ -278,6 +290,24 @@ export class PGlitePool extends EventEmitter {
     });
   }
 
+  /**
+   * A copy of the database as a tar archive, taken while no query runs: it waits for the session
+   * like any query runner (so every write acknowledged before the call is in it, and no transaction
+   * is half in it), dumps, then runs `alongside` still holding the session, so that what it copies
+   * next to the database (the files the rows point to) is of the same moment.
+   */
+  async snapshot(alongside: () => Promise<void>): Promise<Buffer> {
+    const { db } = await this.opened;
+    const release = await this.session.acquire();
+    try {
+      const archive = await db.dump();
+      await alongside();
+      return archive;
+    } finally {
+      release();
+    }
+  }
+
   /** The connection counts `pg.Pool` keeps, for the pool gauges: one session, lent or idle. */
   get totalCount(): number {
     return 1;
@@ -311,13 +341,13 @@ export class PGlitePool extends EventEmitter {
  * (the server's DATA_DIR on a first start). A parent that exists is not the database's to change:
  * it may be a shared directory such as /tmp, which this once narrowed to 0700.
  */
-function restrictToOwner(dataDir: string): void {
+export function restrictToOwner(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
 }
 
 /** Directories 0700 and files 0600 under `dir`. */
-function restrictFilesToOwner(dir: string): void {
+export function restrictFilesToOwner(dir: string): void {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {

@@ -106,6 +106,17 @@ async function run(text, params) {
   return { rows: last.rows, rowCount: last.affectedRows || last.rows.length };
 }
 
+/**
+ * The data directory as a tar archive, for a backup while the server runs. The pool sends this
+ * only while it holds the one session, so no statement is under way and every acknowledged write
+ * is committed. The checkpoint writes every committed change from PostgreSQL's buffers to the
+ * files the archive copies, so the copy does not rest on WAL still held in memory.
+ */
+async function dump() {
+  await db.exec('CHECKPOINT');
+  return (await db.dumpDataDir('none')).arrayBuffer();
+}
+
 let deferredParsers;
 try {
   await db.waitReady;
@@ -121,6 +132,13 @@ parentPort.on('message', (message) => {
     db.close().then(
       () => parentPort.postMessage({ closed: true }),
       (error) => parentPort.postMessage({ closed: true, error: describeFailure(error) }),
+    );
+    return;
+  }
+  if (message.dump) {
+    dump().then(
+      (archive) => parentPort.postMessage({ id: message.id, archive }, [archive]),
+      (error) => parentPort.postMessage({ id: message.id, error: describeFailure(error) }),
     );
     return;
   }

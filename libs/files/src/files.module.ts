@@ -10,6 +10,7 @@ import { FilesHousekeeping } from './files-housekeeping.js';
 import { FilesUserData } from './files-user-data.js';
 import { FILES_CONFIG_SECTION, FILES_OPTIONS, SIGNED_FILE_PATH, type FilesModuleOptions } from './files.options.js';
 import { FilesService } from './files.service.js';
+import { StorageCheck } from './storage-check.js';
 import { AdminFilesController } from './http/admin-files.controller.js';
 import { AllFilesController } from './http/all-files.controller.js';
 import { FilesController } from './http/files.controller.js';
@@ -58,8 +59,10 @@ async function configuredStorage(options: FilesModuleOptions, signer: FileUrlSig
     FileUploader,
     FilesService,
     FilesUserData,
+    StorageCheck,
   ],
-  exports: [FilesService],
+  // The storage too, for the server's backup of the embedded database with the local files.
+  exports: [FilesService, FILE_STORAGE],
 })
 export class FilesModule implements OnApplicationShutdown {
   constructor(@Inject(FILE_STORAGE) private readonly storage: FileStorage) {}

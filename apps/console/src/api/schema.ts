@@ -74,6 +74,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/backup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a backup of the embedded database and the local files
+         * @description A tar archive of the moment the request is served: every write acknowledged before it is in it. `npm run cli -- backup` calls this; `npm run cli -- restore` reads the archive (docs/operations.md, Backup and restore).
+         */
+        post: operations["adminBackup_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/connections": {
         parameters: {
             query?: never;
@@ -106,6 +126,26 @@ export interface paths {
          * @description With their owners; `extraction=pending` or `failed` finds the files whose text is awaited or could not be read.
          */
         get: operations["adminFiles_listAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/files/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare the files' rows with the objects the storage holds
+         * @description After a restore (docs/operations.md, Backup and restore): files whose object is missing, objects no file points to, and objects whose size (or, with `digests=true`, SHA-256) is not the one recorded at upload.
+         */
+        get: operations["adminFiles_check"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1991,6 +2031,30 @@ export interface components {
              */
             minute: string;
         };
+        MismatchedObjectDto: {
+            fileKey: string;
+            objectKey: string;
+            /** @example size 10, recorded 12 */
+            problem: string;
+        };
+        MismatchedObjectsDto: {
+            /** @description How many objects differ from what their file recorded at upload */
+            count: number;
+            /** @description The first 100 of them */
+            files: components["schemas"]["MismatchedObjectDto"][];
+        };
+        MissingObjectDto: {
+            fileKey: string;
+            objectKey: string;
+            /** Format: uuid */
+            userId: string;
+        };
+        MissingObjectsDto: {
+            /** @description How many files lack their object */
+            count: number;
+            /** @description The first 100 of them */
+            files: components["schemas"]["MissingObjectDto"][];
+        };
         MyMembershipDto: {
             /**
              * @description What this circle may do with your health data: 0 none, 1 view, 2 edit
@@ -2022,6 +2086,19 @@ export interface components {
              * @example laptop
              */
             label: string;
+        };
+        OrphanObjectDto: {
+            /** Format: date-time */
+            modifiedAt: string;
+            objectKey: string;
+            /** @description Size in bytes */
+            size: number;
+        };
+        OrphanObjectsDto: {
+            /** @description How many objects no file points to */
+            count: number;
+            /** @description The first 100 of them */
+            objects: components["schemas"]["OrphanObjectDto"][];
         };
         OverviewDto: {
             database: components["schemas"]["DatabaseStatusDto"];
@@ -2104,6 +2181,19 @@ export interface components {
             link: boolean;
             /** @description Whether people sign in at the company identity provider: GET /console/sign-in/oidc starts it */
             oidc: boolean;
+        };
+        StorageCheckReportDto: {
+            digestsChecked: boolean;
+            /** @description Files checked (those not being deleted) */
+            files: number;
+            /** @description Files whose object has another size, or another SHA-256 when `digests=true` */
+            mismatched: components["schemas"]["MismatchedObjectsDto"];
+            /** @description Files whose object the storage lacks */
+            missing: components["schemas"]["MissingObjectsDto"];
+            /** @description Objects the storage holds */
+            objects: number;
+            /** @description Objects no file points to: an upload under way, what a crash left (removed after FILES_CLEANUP_GRACE), or copies restored from different moments */
+            orphans: components["schemas"]["OrphanObjectsDto"];
         };
         TaskErrorDto: {
             /**
@@ -2382,6 +2472,52 @@ export interface operations {
             };
         };
     };
+    adminBackup_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive: manifest.json, database.tar (PGlite data directory), files/objects/... */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an administrator */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The database is PostgreSQL (use pg_dump), or a backup is under way */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     adminConnections_list: {
         parameters: {
             query?: {
@@ -2455,6 +2591,49 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AdminFilePageDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not an administrator */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminFiles_check: {
+        parameters: {
+            query?: {
+                /** @description Also compare each object's SHA-256 with its file's: reads every byte of the storage */
+                digests?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StorageCheckReportDto"];
                 };
             };
             /** @description No valid credential */

@@ -3,14 +3,19 @@ import { ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import { ApiTag } from '@app/common';
 import { AdminOnly } from '@app/auth';
 import { FilesService } from '../files.service.js';
+import { StorageCheck } from '../storage-check.js';
 import { AdminFileListQueryDto, AdminFilePageDto, AdminFileViewDto } from './file-view.dto.js';
+import { StorageCheckQueryDto, StorageCheckReportDto } from './storage-check.dto.js';
 
 /** Every user's files in one list, for what needs attention (text extractions waiting or failed); reading it is not audited, as no list is. */
 @ApiTag('admin')
 @Controller('admin/files')
 @AdminOnly()
 export class AllFilesController {
-  constructor(private readonly files: FilesService) {}
+  constructor(
+    private readonly files: FilesService,
+    private readonly storageCheck: StorageCheck,
+  ) {}
 
   @Get()
   @ApiOperation({
@@ -26,5 +31,17 @@ export class AllFilesController {
       ...(query.extraction ? { extraction: query.extraction } : {}),
     });
     return { items: page.items.map(AdminFileViewDto.ofOwned), nextCursor: page.nextCursor };
+  }
+
+  @Get('check')
+  @ApiOperation({
+    summary: "Compare the files' rows with the objects the storage holds",
+    description:
+      'After a restore (docs/operations.md, Backup and restore): files whose object is missing, objects no file points to, and objects whose size (or, with `digests=true`, SHA-256) is not the one recorded at upload.',
+    operationId: 'adminFiles_check',
+  })
+  @ApiOkResponse({ type: StorageCheckReportDto })
+  check(@Query() query: StorageCheckQueryDto): Promise<StorageCheckReportDto> {
+    return this.storageCheck.run({ digests: query.digests === 'true' });
   }
 }

@@ -84,6 +84,15 @@ describe.each(backends)('%s storage', (_name, make, listObjects, abandonUpload) 
     await storage.delete('ab/object-1');
   });
 
+  it('lists each object with its size, as the storage check compares it with the row', async () => {
+    const storage = make();
+    await storage.put('ef/sized', Readable.from([Buffer.from('twelve bytes')]));
+    const listed: { objectKey: string; size: number }[] = [];
+    for await (const { objectKey, size } of storage.listObjects()) listed.push({ objectKey, size });
+    expect(listed).toContainEqual({ objectKey: 'ef/sized', size: 12 });
+    await storage.delete('ef/sized');
+  });
+
   it('leaves nothing behind when the body fails midway, small or multipart', async () => {
     const storage = make();
     await storage.put('cd/kept', Readable.from([Buffer.from('kept')]));

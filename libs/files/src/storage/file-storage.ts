@@ -6,6 +6,13 @@ export interface ByteRange {
   end: number;
 }
 
+/** An object as the store lists it: its key, when it was last written and its size in bytes. */
+export interface StoredObject {
+  objectKey: string;
+  modifiedAt: Date;
+  size: number;
+}
+
 /** How a signed URL presents the object to whoever follows it. */
 export interface SignedUrlOptions {
   filename: string;
@@ -34,8 +41,8 @@ export interface FileStorage {
   signedReadUrl(objectKey: string, options: SignedUrlOptions): Promise<string>;
   /** A path on this machine holding the object, when the backend keeps objects on local disk. */
   localPath(objectKey: string): string | undefined;
-  /** Every object the store holds, with when it was last written; for housekeeping (objects no row points to). */
-  listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }>;
+  /** Every object the store holds; for housekeeping (objects no row points to) and the storage check. */
+  listObjects(): AsyncIterable<StoredObject>;
   /**
    * Removes what uploads cut off by a crash left behind (local disk: `incoming/*.part`; S3: multipart
    * uploads never completed) that has not been written since `writtenBefore`; returns how many. A

@@ -4,7 +4,7 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ByteRange, FileStorage, SignedUrlOptions } from './file-storage.js';
+import type { ByteRange, FileStorage, SignedUrlOptions, StoredObject } from './file-storage.js';
 import { assertObjectKey, StoredObjectMissingError } from './object-keys.js';
 import type { UrlSigner } from './url-signer.js';
 
@@ -77,12 +77,12 @@ export class LocalDiskStorage implements FileStorage {
     await rm(this.localPath(objectKey), { force: true });
   }
 
-  async *listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }> {
+  async *listObjects(): AsyncIterable<StoredObject> {
     // Keys are `xx/fileKey`: one level of folders.
     for (const folder of await readdir(this.objectsDir).catch(() => [])) {
       for (const name of await readdir(join(this.objectsDir, folder)).catch(() => [])) {
         const info = await stat(join(this.objectsDir, folder, name)).catch(() => undefined);
-        if (info?.isFile()) yield { objectKey: `${folder}/${name}`, modifiedAt: info.mtime };
+        if (info?.isFile()) yield { objectKey: `${folder}/${name}`, modifiedAt: info.mtime, size: info.size };
       }
     }
   }

@@ -15,7 +15,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { create as contentDisposition } from 'content-disposition';
 import type { Readable } from 'node:stream';
-import type { ByteRange, FileStorage, SignedUrlOptions } from './file-storage.js';
+import type { ByteRange, FileStorage, SignedUrlOptions, StoredObject } from './file-storage.js';
 import { assertObjectKey, StoredObjectMissingError } from './object-keys.js';
 
 export interface S3StorageOptions {
@@ -106,11 +106,11 @@ export class S3Storage implements FileStorage {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.options.bucket, Key: this.key(objectKey) }));
   }
 
-  async *listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }> {
+  async *listObjects(): AsyncIterable<StoredObject> {
     const { bucket: Bucket, prefix } = this.options;
     for await (const page of paginateListObjectsV2({ client: this.client }, { Bucket, Prefix: prefix })) {
       for (const object of page.Contents ?? []) {
-        if (object.Key && object.LastModified) yield { objectKey: object.Key.slice(prefix.length), modifiedAt: object.LastModified };
+        if (object.Key && object.LastModified) yield { objectKey: object.Key.slice(prefix.length), modifiedAt: object.LastModified, size: object.Size ?? 0 };
       }
     }
   }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Tracing } from '@app/common';
-import type { ByteRange, FileStorage, SignedUrlOptions, StorageBackend } from './file-storage.js';
+import type { ByteRange, FileStorage, SignedUrlOptions, StorageBackend, StoredObject } from './file-storage.js';
 
 /**
  * A `FileStorage` whose calls that reach the disk or the object store (`put`, `get`, `delete`)
@@ -38,7 +38,7 @@ export class TracedFileStorage implements FileStorage {
     return this.storage.localPath(objectKey);
   }
 
-  listObjects(): AsyncIterable<{ objectKey: string; modifiedAt: Date }> {
+  listObjects(): AsyncIterable<StoredObject> {
     return this.storage.listObjects();
   }
 
