@@ -196,6 +196,13 @@ describeInBrowser('the web console for admins', () => {
     // The unfiltered list shows alice's rows too: wait for the filter to have taken the others away.
     await admin.getByRole('row').filter({ hasText: 'user.enable' }).first().waitFor({ state: 'detached' });
     await admin.getByRole('row').filter({ hasText: 'alice@example.com' }).first().waitFor();
+    // Where the admin acted from: this browser, on the loopback.
+    await admin
+      .getByRole('row')
+      .filter({ hasText: 'alice@example.com' })
+      .first()
+      .getByText(/^(::ffff:)?127\.0\.0\.1$|^::1$/)
+      .waitFor();
     const [download] = await Promise.all([admin.waitForEvent('download'), admin.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()

@@ -24,6 +24,7 @@ const toLocal = (instant: string | undefined) => {
 const COLUMNS: Column<components['schemas']['AuditEntryDto']>[] = [
   { header: 'When', cell: (entry) => <When at={entry.at} /> },
   { header: 'Who', wrap: true, cell: (entry) => entry.actorEmail ?? <code>{entry.actorId}</code> },
+  { header: 'From', cell: (entry) => (entry.actorAddress ? <code>{entry.actorAddress}</code> : '—') },
   { header: 'Action', cell: (entry) => <code>{entry.action}</code> },
   {
     header: 'On whom',
