@@ -325,6 +325,19 @@ describe('tool approvals', () => {
       }
     });
 
+    it("puts a user's requests in their export, without the arguments, and erases them with the user", async () => {
+      const dora = await partyOf(app, 'dora');
+      await tasksOf(dora).call('delete_record', { id: 'r-of-dora' });
+      const request = await queued('r-of-dora');
+      const exported = await jsonCall(app, 'GET', '/api/me/export', dora.token);
+      expect(exported.body.parts.approvals).toEqual([expect.objectContaining({ id: request.id, tool: 'delete_record', status: 'pending' })]);
+      expect(JSON.stringify(exported.body.parts.approvals)).not.toContain('r-of-dora');
+      expect((await jsonCall(app, 'DELETE', `/admin/users/${dora.id}`, admin.token)).status).toBe(204);
+      expect(await app.app.get(DataSource).query('SELECT id FROM mcp_approvals WHERE user_id = $1', [dora.id])).toEqual([]);
+      expect((await jsonCall(app, 'GET', `/admin/approvals/${request.id}`, approver.token)).status).toBe(404);
+      expect(probe.runsOf('delete_record', 'r-of-dora')).toBe(0);
+    });
+
     it('counts pending requests and the time to each decision in the metrics', async () => {
       const metrics = parsePrometheus(await (await fetch(new URL('/metrics', app.url), { headers: bearer(METRICS_TOKEN) })).text());
       expect(valueOf(metrics, 'mcp_approvals_pending')).toBeGreaterThanOrEqual(0);

@@ -6,6 +6,7 @@ import { ApprovalStore } from './approval-store.js';
 import { ApprovalWebhook } from './approval-webhook.js';
 import { McpApprovalEntity } from './approval.entity.js';
 import { MCP_APPROVALS_CONFIG_SECTION, MCP_APPROVALS_OPTIONS } from './approvals.config.js';
+import { ApprovalsUserData } from './approvals-user-data.js';
 import { McpApprovals } from './mcp-approvals.service.js';
 import { CreateMcpApprovals1797600000000 } from './migrations/1797600000000-create-mcp-approvals.js';
 
@@ -22,7 +23,7 @@ export class McpApprovalsModule {
     return {
       module: McpApprovalsModule,
       imports: [DatabaseModule.forFeature({ entities: [McpApprovalEntity], migrations: [CreateMcpApprovals1797600000000] }), McpTasksModule, ...imports],
-      providers: [optionsFromConfig(MCP_APPROVALS_OPTIONS, MCP_APPROVALS_CONFIG_SECTION), ApprovalStore, ApprovalWebhook, McpApprovals],
+      providers: [optionsFromConfig(MCP_APPROVALS_OPTIONS, MCP_APPROVALS_CONFIG_SECTION), ApprovalStore, ApprovalWebhook, McpApprovals, ApprovalsUserData],
       exports: [McpApprovals],
     };
   }
