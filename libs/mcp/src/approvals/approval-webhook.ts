@@ -24,7 +24,7 @@ export function announcement(request: McpApprovalEntity, publicBaseUrl: string |
     requestedAt: request.requestedAt.toISOString(),
     expiresAt: request.expiresAt.toISOString(),
     argumentsDigest: request.argumentsDigest,
-    links: { console: `${base}/console`, api: `${base}/admin/approvals/${request.id}` },
+    links: { console: `${base}/console/approvals`, api: `${base}/admin/approvals/${request.id}` },
   };
 }
 
