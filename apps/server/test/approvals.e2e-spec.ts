@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { DataSource } from 'typeorm';
+import { ConnectionsService } from '@app/auth';
 import { APPROVAL_META_KEY, DELIVERY_HEADER, SIGNATURE_HEADER } from '@app/mcp';
 import { bearer, TEST_JWT_SECRET } from './support/auth.js';
 import { ApprovalProbeService, ApprovalToolsModule } from './support/approval-tools.module.js';
@@ -15,13 +16,7 @@ import { ERAS, startApp, type Era, type RunningApp } from './support/test-app.js
 
 const WEBHOOK_SECRET = 'a-webhook-secret-of-at-least-32-characters';
 const METRICS_TOKEN = 'a-metrics-token-of-at-least-32-characters';
-const ENV = {
-  JWT_SECRET: TEST_JWT_SECRET,
-  RATE_LIMIT_REQUESTS: '0',
-  APPROVALS_APPROVER_ROLE: 'approver',
-  APPROVALS_WEBHOOK_SECRET: WEBHOOK_SECRET,
-  METRICS_TOKEN,
-};
+const ENV = { JWT_SECRET: TEST_JWT_SECRET, RATE_LIMIT_REQUESTS: '0', APPROVALS_APPROVER_ROLE: 'approver' };
 
 type Answer = { action: 'accept' | 'decline' | 'cancel'; content?: Record<string, boolean> };
 
@@ -96,7 +91,10 @@ describe('tool approvals', () => {
   beforeAll(async () => {
     await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
     const { port } = receiver.server.address() as { port: number };
-    app = await startApp({ ...ENV, APPROVALS_WEBHOOK_URL: `http://127.0.0.1:${port}/hook` }, { imports: [ApprovalToolsModule] });
+    app = await startApp(
+      { ...ENV, METRICS_TOKEN, APPROVALS_WEBHOOK_URL: `http://127.0.0.1:${port}/hook`, APPROVALS_WEBHOOK_SECRET: WEBHOOK_SECRET },
+      { imports: [ApprovalToolsModule] },
+    );
     probe = app.app.get(ApprovalProbeService);
     [alice, carol, approver, admin] = await Promise.all([
       partyOf(app, 'alice'),
@@ -344,5 +342,51 @@ describe('tool approvals', () => {
       expect(valueOf(metrics, 'mcp_approval_decision_seconds_count', { decision: 'approved' })).toBeGreaterThanOrEqual(1);
       expect(valueOf(metrics, 'mcp_approval_decision_seconds_count', { decision: 'declined' })).toBeGreaterThanOrEqual(1);
     });
+  });
+});
+
+describe('tool approvals, for a caller whose connection grants scopes', () => {
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    app = await startApp(
+      { ...ENV, OAUTH_MODE: 'builtin', OIDC_ISSUER: 'http://127.0.0.1:9/', OIDC_CLIENT_ID: 'mirobody', OAUTH_ALLOW_INSECURE_DEV: 'true' },
+      { imports: [ApprovalToolsModule] },
+    );
+  });
+  afterAll(() => app?.close());
+
+  it("refuses at run time a call whose connection no longer grants the tool's scope", async () => {
+    const alice = await partyOf(app, 'alice');
+    const approver = await partyOf(app, 'vera', { roles: ['approver'] });
+    const issuer = app.url.origin;
+    const { connectionId, tokens } = await app.app.get(ConnectionsService).connect({
+      userId: alice.id,
+      clientId: 'https://agent.example.com/client-metadata',
+      clientName: 'Agent',
+      clientVerified: true,
+      scopes: ['records:write'],
+      resource: `${issuer}/mcp`,
+      issuer,
+    });
+    const wire = tasksClient(app.url, bearer(tokens.access_token));
+    const { taskId } = (await wire.call('purge_record', { id: 'r-scoped' })) as { taskId: string };
+    let id = '';
+    await eventually(async () => {
+      const page = await jsonCall(app, 'GET', '/admin/approvals?status=pending&tool=purge_record', approver.token);
+      id = (page.body.items as { id: string }[])[0]!.id;
+    }, 5000);
+    // The scope is taken from the grant while the call waits (as a narrower consent would leave it).
+    await app.app.get(DataSource).query("UPDATE oauth_connections SET scope = 'memory:read' WHERE id = $1", [connectionId]);
+    expect((await jsonCall(app, 'POST', `/admin/approvals/${id}/approve`, approver.token, {})).status).toBe(200);
+    let task: Record<string, unknown> = {};
+    await eventually(async () => {
+      task = await tasksClient(app.url, bearer(alice.token)).get(taskId);
+      expect(task['status']).toBe('completed');
+    }, 5000);
+    expect(textOf(task['result'])).toBe(
+      `The call of "purge_record" was approved (request ${id}), but it may no longer run: your credential no longer grants the scopes it needs (records:write)`,
+    );
+    expect(app.app.get(ApprovalProbeService).runsOf('purge_record', 'r-scoped')).toBe(0);
   });
 });

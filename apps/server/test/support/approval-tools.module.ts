@@ -26,6 +26,16 @@ export class ApprovalProbeService {
     return text(`deleted ${id} for ${caller.userId}`);
   }
 
+  @McpTool({
+    description: 'Purges the record `id` for good, once an approver allows it; needs the records:write scope.',
+    approval: 'approver',
+    scopes: ['records:write'],
+  })
+  purgeRecord(@Arg('id') id: string, @CurrentUser() caller: UserInfo) {
+    this.runs.push({ tool: 'purge_record', userId: caller.userId, args: { id } });
+    return text(`purged ${id} for ${caller.userId}`);
+  }
+
   runsOf(tool: string, id: string): number {
     return this.runs.filter((run) => run.tool === tool && run.args['id'] === id).length;
   }
