@@ -300,6 +300,14 @@ describe('tool approvals', () => {
       await client.close();
     });
 
+    it('never lets an approver decide their own request', async () => {
+      const { taskId } = (await tasksOf(approver).call('delete_record', { id: 'r-own' })) as { taskId: string };
+      const request = await queued('r-own');
+      const own = await jsonCall(app, 'POST', `/admin/approvals/${request.id}/approve`, approver.token, {});
+      expect(own).toMatchObject({ status: 403, body: { message: 'You cannot decide your own approval request: another approver must' } });
+      await tasksOf(approver).cancel(taskId);
+    });
+
     it('answers unknown, malformed and foreign ids and bad filters with 4xx', async () => {
       expect((await jsonCall(app, 'GET', '/admin/approvals/00000000-0000-4000-8000-000000000000', approver.token)).status).toBe(404);
       expect((await jsonCall(app, 'GET', '/admin/approvals/nope', approver.token)).status).toBe(400);
@@ -318,7 +326,8 @@ describe('tool approvals', () => {
         const [, timestamp, signature] = /^t=(\d+),v1=([\da-f]{64})$/.exec(headers[SIGNATURE_HEADER] as string)!;
         expect(signature).toBe(createHmac('sha256', WEBHOOK_SECRET).update(`${timestamp}.${body}`).digest('hex'));
         const announced = JSON.parse(body);
-        expect(announced).toMatchObject({ type: 'approval.requested', id: headers[DELIVERY_HEADER], tool: 'delete_record', requestedBy: { userId: alice.id } });
+        expect(announced).toMatchObject({ type: 'approval.requested', id: headers[DELIVERY_HEADER], tool: 'delete_record' });
+        expect([alice.id, approver.id]).toContain(announced.requestedBy.userId);
         expect(body).not.toContain('r-approved');
       }
     });

@@ -26,6 +26,8 @@ export type CallerSnapshot = Omit<UserInfo, 'userId' | 'sessionId'>;
 // The REST lists, newest first: a user's own, and everyone's.
 @Index('mcp_approvals_user_requested_idx', ['userId', 'requestedAt', 'id'])
 @Index('mcp_approvals_requested_idx', ['requestedAt', 'id'])
+// The approved calls not yet run, which the sweep looks over every second.
+@Index('mcp_approvals_unrun_idx', ['id'], { where: "status = 'approved' AND ran_at IS NULL" })
 @Index('mcp_approvals_webhook_due_idx', ['webhookDueAt'], { where: 'webhook_due_at IS NOT NULL' })
 export class McpApprovalEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'mcp_approvals_pkey' })

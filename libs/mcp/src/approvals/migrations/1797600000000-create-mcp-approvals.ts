@@ -32,6 +32,7 @@ export class CreateMcpApprovals1797600000000 implements MigrationInterface {
     await queryRunner.query(`CREATE INDEX mcp_approvals_pending_idx ON mcp_approvals (expires_at, id) WHERE status = 'pending'`);
     await queryRunner.query('CREATE INDEX mcp_approvals_user_requested_idx ON mcp_approvals (user_id, requested_at, id)');
     await queryRunner.query('CREATE INDEX mcp_approvals_requested_idx ON mcp_approvals (requested_at, id)');
+    await queryRunner.query(`CREATE INDEX mcp_approvals_unrun_idx ON mcp_approvals (id) WHERE status = 'approved' AND ran_at IS NULL`);
     await queryRunner.query('CREATE INDEX mcp_approvals_webhook_due_idx ON mcp_approvals (webhook_due_at) WHERE webhook_due_at IS NOT NULL');
   }
 
