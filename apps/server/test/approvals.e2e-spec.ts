@@ -308,6 +308,22 @@ describe('tool approvals', () => {
       await tasksOf(approver).cancel(taskId);
     });
 
+    it('pages the requests newest first, and filters them by user and tool', async () => {
+      const first = await jsonCall(app, 'GET', `/admin/approvals?limit=2&userId=${alice.id}&tool=delete_record`, approver.token);
+      expect(first.body.items).toHaveLength(2);
+      const second = await jsonCall(
+        app,
+        'GET',
+        `/admin/approvals?limit=2&userId=${alice.id}&tool=delete_record&cursor=${first.body.nextCursor as string}`,
+        approver.token,
+      );
+      const all = [...first.body.items, ...second.body.items] as { id: string; requestedAt: string; requestedBy: { userId: string } }[];
+      expect(new Set(all.map((item) => item.id)).size).toBe(all.length);
+      expect(all.map((item) => item.requestedAt)).toEqual([...all.map((item) => item.requestedAt)].sort().reverse());
+      expect(all.every((item) => item.requestedBy.userId === alice.id)).toBe(true);
+      expect((await jsonCall(app, 'GET', '/admin/approvals?cursor=forged', approver.token)).status).toBe(400);
+    });
+
     it('answers unknown, malformed and foreign ids and bad filters with 4xx', async () => {
       expect((await jsonCall(app, 'GET', '/admin/approvals/00000000-0000-4000-8000-000000000000', approver.token)).status).toBe(404);
       expect((await jsonCall(app, 'GET', '/admin/approvals/nope', approver.token)).status).toBe(400);
