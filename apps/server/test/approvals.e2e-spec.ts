@@ -415,3 +415,22 @@ describe('tool approvals, for a caller whose connection grants scopes', () => {
     expect(app.app.get(ApprovalProbeService).runsOf('purge_record', 'r-scoped')).toBe(0);
   });
 });
+
+describe('tool approvals past APPROVALS_TIMEOUT', () => {
+  let app: RunningApp;
+
+  beforeAll(async () => {
+    app = await startApp({ ...ENV, APPROVALS_TIMEOUT: '1' }, { imports: [ApprovalToolsModule] });
+  });
+  afterAll(() => app?.close());
+
+  it('expires a request nobody decides, and the waiting task ends with isError saying so', async () => {
+    const alice = await partyOf(app, 'alice');
+    const wire = tasksClient(app.url, bearer(alice.token));
+    const { taskId } = (await wire.call('delete_record', { id: 'r-timed-out' })) as { taskId: string };
+    const done = await settled(wire, taskId);
+    expect(done).toMatchObject({ status: 'completed', result: { isError: true } });
+    expect(textOf(done['result'])).toMatch(/^The call of "delete_record" did not run: no approver decided it in time \(approval request [\da-f-]{36}\)$/);
+    expect(app.app.get(ApprovalProbeService).runsOf('delete_record', 'r-timed-out')).toBe(0);
+  });
+});
