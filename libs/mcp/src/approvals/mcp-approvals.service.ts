@@ -316,6 +316,7 @@ export class McpApprovals implements OnApplicationBootstrap, OnApplicationShutdo
   /** Whether `user` may read and decide approval requests: an admin, or a holder of `APPROVALS_APPROVER_ROLE`. */
   mayDecide(user: UserInfo): boolean {
     const roles = user.roles ?? [];
+    // `admin` is `@app/auth`'s ADMIN_ROLE, which this lib (below auth) cannot import.
     return roles.includes('admin') || (this.options.approverRole !== undefined && roles.includes(this.options.approverRole));
   }
 
