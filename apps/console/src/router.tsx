@@ -69,6 +69,7 @@ const pages = {
   allFiles: () => import('./pages/files').then((module) => ({ default: module.AllFilesPage })),
   clients: () => import('./pages/clients'),
   tasks: () => import('./pages/tasks'),
+  approvals: () => import('./pages/approvals'),
   tools: () => import('./pages/tools'),
   audit: () => import('./pages/audit'),
   account: () => import('./pages/account'),
@@ -114,6 +115,7 @@ const routeTree = root.addChildren([
   createRoute({ ...child('/clients'), component: page(pages.clients), loader: starts(pages.clients) }),
   createRoute({ ...child('/files'), component: page(pages.allFiles), validateSearch: stringParams('extraction'), loader: starts(pages.allFiles) }),
   createRoute({ ...child('/tasks'), component: page(pages.tasks), validateSearch: stringParams('status'), loader: starts(pages.tasks) }),
+  createRoute({ ...child('/approvals'), component: page(pages.approvals), validateSearch: stringParams('status'), loader: starts(pages.approvals) }),
   createRoute({
     ...child('/tools'),
     component: page(pages.tools),

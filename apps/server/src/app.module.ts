@@ -7,7 +7,7 @@ import { DatabaseModule, DeploymentModule } from '@app/database';
 import { ConversationsModule } from '@app/conversations';
 import { FilesModule } from '@app/files';
 import { HealthModule } from '@app/health';
-import { McpModule, McpRequestStateModule, McpTasksModule, ToolDirectoriesModule } from '@app/mcp';
+import { McpApprovalsModule, McpModule, McpRequestStateModule, McpTasksModule, ToolDirectoriesModule } from '@app/mcp';
 import { MemoryModule } from '@app/memory';
 import { ConsoleSignInModule, OAuthModule } from '@app/oauth';
 import { ToolsModule } from '@app/tools';
@@ -18,6 +18,7 @@ import { loadAppConfig, type AppConfig } from './config.js';
 import { GracefulShutdown } from './graceful-shutdown.js';
 import { HealthController } from './health.controller.js';
 import { AdminOverviewController } from './overview/admin-overview.controller.js';
+import { AdminApprovalsController } from './approvals/admin-approvals.controller.js';
 import { AdminTasksController } from './tasks/admin-tasks.controller.js';
 import { TasksController } from './tasks/tasks.controller.js';
 import { ToolsController } from './tools/tools.controller.js';
@@ -48,6 +49,8 @@ export interface AppExtensions {
 @Module({})
 export class AppModule {
   static register(config: AppConfig = loadAppConfig(process.env), extensions: AppExtensions = {}): DynamicModule {
+    // One module, imported twice: `/mcp` asks for approvals, the approvers' routes decide them.
+    const approvals = McpApprovalsModule.register({ imports: [AuthModule] });
     return {
       module: AppModule,
       imports: [
@@ -72,11 +75,12 @@ export class AppModule {
             // Without a configured public address, the 401 names the metadata at the address the client used.
             resourceMetadataUrl: resourceMetadataUrl(config.PUBLIC_BASE_URL_CONFIGURED ? config.PUBLIC_BASE_URL : ''),
           },
-          // The caller resolver, rate limit and access log `/mcp` takes; the tasks extension.
-          [AuthModule, McpTasksModule],
+          // The caller resolver, rate limit and access log `/mcp` takes; the tasks extension; tool approvals.
+          [AuthModule, McpTasksModule, approvals],
         ),
-        // Also the app's own: the task routes read and cancel tasks.
+        // Also the app's own: the task routes read and cancel tasks, the approval routes decide approvals.
         McpTasksModule,
+        approvals,
         AuthModule,
         FilesModule,
         MemoryModule,
@@ -96,6 +100,7 @@ export class AppModule {
         AdminOverviewController,
         TasksController,
         AdminTasksController,
+        AdminApprovalsController,
         ToolsController,
         ...(config.METRICS_TOKEN ? [MetricsController] : []),
       ],

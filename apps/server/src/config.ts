@@ -26,9 +26,11 @@ import { filesConfig, type FilesModuleOptions } from '@app/files';
 import { oauthConfig, type OAuthModuleOptions } from '@app/oauth';
 import {
   isAgentListKey,
+  mcpApprovalsConfig,
   mcpConfig,
   mcpTasksConfig,
   toolDirectoriesConfig,
+  type McpApprovalsOptions,
   type McpModuleSettings,
   type McpTasksOptions,
   type ToolDirectoriesOptions,
@@ -88,6 +90,8 @@ export interface AppConfig {
   mcp: Omit<McpModuleSettings, 'serverInfo'>;
   /** `McpTasksModule`'s options: the MCP_TASK_* keys and MCP_MAX_TASKS_PER_USER. */
   tasks: McpTasksOptions;
+  /** `McpApprovalsModule`'s options: the APPROVALS_* keys, with the app's address (for the webhook's links). */
+  approvals: McpApprovalsOptions;
   /** `AuthModule`'s options: the JWT_*, JWKS_URL, ADMIN_EMAILS, OAUTH_MODE, OAUTH_ISSUER, REDIS_URL, RATE_LIMIT_* and MCP_SECRETS_MAX_PER_USER keys, with the app's address and data directory. */
   auth: AuthModuleOptions;
   /** `OAuthModule`'s options (with `OAUTH_MODE=builtin`): the OIDC_* keys and the built-in authorization server's limits. */
@@ -181,6 +185,7 @@ export const CONFIG_SECTIONS: readonly ConfigSection<unknown>[] = [
   databaseConfig,
   mcpConfig,
   mcpTasksConfig,
+  mcpApprovalsConfig,
   authConfig,
   oauthConfig,
   toolDirectoriesConfig,
@@ -300,6 +305,7 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
   const env = { ...layered(environment, options.configDir), NODE_ENV: environment.NODE_ENV };
   const server = serverConfig.load(env);
   const common = commonConfig.load(env);
+  const approvals = mcpApprovalsConfig.load(env);
   return {
     version: packageVersion(),
     ...server,
@@ -307,8 +313,9 @@ export function loadAppConfig(environment: Env, options: LoadOptions = {}): AppC
     TRACING: tracingRequested(environment),
     common,
     database: databaseConfig.load(env),
-    mcp: mcpConfig.load(env),
+    mcp: { ...mcpConfig.load(env), approvalPolicies: approvals.policies },
     tasks: mcpTasksConfig.load(env),
+    approvals: { ...approvals, publicBaseUrl: server.PUBLIC_BASE_URL },
     auth: { ...authConfig.load(env), publicBaseUrl: server.PUBLIC_BASE_URL, dataDir: server.DATA_DIR, signingSecret: common.signingSecret },
     oauth: oauthConfig.load(env),
     toolDirectories: toolDirectoriesConfig.load(env),

@@ -9,6 +9,7 @@ import { confirm, openConsole, openPage, watchCspViolations } from './support/co
 import { eventually } from './support/files.js';
 import { startIdentityProvider, type TestIdentityProvider } from './support/identity-provider.js';
 import { describeWithChromium, launchChromium } from './support/oauth-browser.js';
+import { ApprovalToolsModule } from './support/approval-tools.module.js';
 import { TaskToolsModule } from './support/task-tools.module.js';
 import { tasksClient } from './support/tasks-wire.js';
 import { JSON_HEADERS, postRaw, startApp, type RunningApp } from './support/test-app.js';
@@ -48,7 +49,7 @@ describeInBrowser('the web console for admins', () => {
   beforeAll(async () => {
     provider = await startIdentityProvider();
     env = { ...ENV, ...provider.env, OAUTH_ALLOW_INSECURE_DEV: 'true' };
-    app = await startApp(env, { imports: [TaskToolsModule] });
+    app = await startApp(env, { imports: [TaskToolsModule, ApprovalToolsModule] });
     provider.admit(`${app.url.origin}/oauth/callback`, `${app.url.origin}/console/sign-in/callback`);
     browser = await launchChromium();
     context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
@@ -170,6 +171,49 @@ describeInBrowser('the web console for admins', () => {
     await eventually(async () => expect((await alice.get(taskId))['status']).toBe('cancelled'), 5000);
   });
 
+  it('Approvals: approving a request runs the call as its caller, declining asks for a reason the caller receives', async () => {
+    const alice = tasksClient(app.url, bearer(aliceToken));
+    const { taskId: approvedTask } = (await alice.call('delete_record', { id: 'r-console' })) as { taskId: string };
+    const { taskId: declinedTask } = (await alice.call('delete_record', { id: 'r-console-declined' })) as { taskId: string };
+    await openPage(admin, 'Approvals');
+    const approvedRow = admin.getByRole('row').filter({ hasText: 'r-console"' });
+    await approvedRow.getByText('alice@example.com').waitFor();
+    await confirm(admin, approvedRow, 'Approve', 'Approve the call');
+    await eventually(
+      async () =>
+        expect(await alice.get(approvedTask)).toMatchObject({
+          status: 'completed',
+          result: { content: [{ text: expect.stringMatching(/^deleted r-console for /) }] },
+        }),
+      10_000,
+    );
+
+    const declinedRow = admin.getByRole('row').filter({ hasText: 'r-console-declined' });
+    await declinedRow.getByRole('button', { name: 'Decline', exact: true }).click();
+    const dialog = admin.getByRole('dialog');
+    const declineButton = dialog.getByRole('button', { name: 'Decline the call', exact: true });
+    expect(await declineButton.isDisabled()).toBe(true);
+    await dialog.getByRole('textbox', { name: 'Reason' }).fill('the record is still needed');
+    await declineButton.click();
+    await dialog.waitFor({ state: 'hidden' });
+    await eventually(async () => expect(JSON.stringify(await alice.get(declinedTask))).toContain('the record is still needed'), 10_000);
+  });
+
+  it('Approvals: a user who is no approver sees the refusal, and no request to decide', async () => {
+    await tasksClient(app.url, bearer(aliceToken)).call('delete_record', { id: 'r-not-for-bob' });
+    // A context of its own: the admin's session cookie stays the admin's.
+    const bobContext = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const bob = await openConsole(bobContext, app, env, '--email', 'bob@example.com');
+    await bob.goto(`${app.url.origin}/console/approvals`);
+    await bob
+      .getByRole('alert')
+      .getByText(/Only admins/)
+      .waitFor();
+    expect(await bob.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
+    expect(await bob.getByText('r-not-for-bob').count()).toBe(0);
+    await bobContext.close();
+  });
+
   it('Tools: shows each tool with its schema and scopes, and "Try it" runs a real call as the signed-in admin', async () => {
     await openPage(admin, 'Tools');
     const whoami = admin.getByRole('region', { name: 'whoami' });
@@ -195,14 +239,9 @@ describeInBrowser('the web console for admins', () => {
     await admin.getByRole('button', { name: 'Filter' }).click();
     // The unfiltered list shows alice's rows too: wait for the filter to have taken the others away.
     await admin.getByRole('row').filter({ hasText: 'user.enable' }).first().waitFor({ state: 'detached' });
-    await admin.getByRole('row').filter({ hasText: 'alice@example.com' }).first().waitFor();
+    const disabled = admin.getByRole('row').filter({ hasText: 'alice@example.com' }).filter({ hasText: 'user.disable' }).first();
     // Where the admin acted from: this browser, on the loopback.
-    await admin
-      .getByRole('row')
-      .filter({ hasText: 'alice@example.com' })
-      .first()
-      .getByText(/^(::ffff:)?127\.0\.0\.1$|^::1$/)
-      .waitFor();
+    await disabled.getByText(/^(::ffff:)?127\.0\.0\.1$|^::1$/).waitFor();
     const [download] = await Promise.all([admin.waitForEvent('download'), admin.getByRole('button', { name: 'Download CSV' }).click()]);
     const csv = readFileSync((await download.path())!, 'utf8')
       .trim()

@@ -8,6 +8,7 @@ import { bearer, cliToken, structured, TEST_JWT_SECRET, withClient } from './sup
 import { openConsole, screenshotDirectory, seriousViolations, watchCspViolations } from './support/console-browser.js';
 import { uploadFile } from './support/files.js';
 import { describeWithChromium, launchChromium } from './support/oauth-browser.js';
+import { ApprovalToolsModule } from './support/approval-tools.module.js';
 import { TaskToolsModule } from './support/task-tools.module.js';
 import { tasksClient } from './support/tasks-wire.js';
 import { startApp, type RunningApp } from './support/test-app.js';
@@ -42,7 +43,7 @@ describeInBrowser('every page of the web console', () => {
   const shots = screenshotDirectory(mkdtempSync(join(tmpdir(), 'console-screenshots-')));
 
   beforeAll(async () => {
-    app = await startApp({ ...ENV, OAUTH_ALLOW_INSECURE_DEV: 'true' }, { imports: [TaskToolsModule] });
+    app = await startApp({ ...ENV, OAUTH_ALLOW_INSECURE_DEV: 'true' }, { imports: [TaskToolsModule, ApprovalToolsModule] });
     const alice = await cliToken(app, ENV, '--sub', 'alice', '--email', 'alice@example.com', '--name', 'Alice Martin');
     for (const name of ['bob', 'carol', 'dave'])
       await cliToken(app, ENV, '--sub', name, '--email', `${name}@example.com`).then((token) =>
@@ -56,6 +57,7 @@ describeInBrowser('every page of the web console', () => {
     });
     await uploadFile(app, alice, 'blood-pressure.txt', 'Blood pressure 120/80 on Monday, 125/82 on Tuesday', { type: 'text/plain' });
     await tasksClient(app.url, bearer(alice)).call('wait_for', { ms: 120_000 });
+    await tasksClient(app.url, bearer(alice)).call('delete_record', { id: 'lab-report-2026-05' });
     aliceId = (await (await fetch(new URL('/api/console/session', app.url), { headers: bearer(alice) })).json()).user.id;
     const issuer = app.url.origin;
     await app.app.get(ConnectionsService).connect({
@@ -89,6 +91,7 @@ describeInBrowser('every page of the web console', () => {
     ['clients', () => '/console/clients', 'Connected clients'],
     ['files', () => '/console/files', 'Files'],
     ['tasks', () => '/console/tasks', 'Tasks'],
+    ['approvals', () => '/console/approvals', 'Approvals'],
     ['tools', () => '/console/tools', 'Tools'],
     ['audit', () => '/console/audit', 'Audit trail'],
     ['account', () => '/console/account', 'My account'],

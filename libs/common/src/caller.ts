@@ -27,6 +27,17 @@ export interface UserInfo {
    * proxies `TRUST_PROXY` trusts. What the audit trail records of where an admin acted from.
    */
   readonly address?: string;
+  /**
+   * The revocable grant the caller's credential stands for: a personal MCP secret, or a connection
+   * of the built-in authorization server. Absent for a JWT (its claims are its own until it
+   * expires) and a console session. Read again before a call an approver allowed runs.
+   */
+  readonly grant?: CallerGrant;
+}
+
+export interface CallerGrant {
+  readonly kind: 'mcp-secret' | 'connection';
+  readonly id: string;
 }
 
 /** The scopes of `required` the caller lacks; none for a caller not limited by scopes. */

@@ -1,5 +1,5 @@
 export { BackgroundWrites } from './background-writes.js';
-export { CALLER_RESOLVER, missingScopes, type CallerResolver, type UserInfo } from './caller.js';
+export { CALLER_RESOLVER, missingScopes, type CallerGrant, type CallerResolver, type UserInfo } from './caller.js';
 export { CommonModule, type CommonModuleOptions } from './common.module.js';
 export { ConfigError } from './config/config-error.js';
 export { DATABASE_RETRY_AFTER_SECONDS, DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './database-unavailable.js';

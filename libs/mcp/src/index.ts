@@ -3,7 +3,7 @@ export { McpTool } from './decorators/mcp-tool.decorator.js';
 export { McpTools } from './decorators/mcp-tools.decorator.js';
 export { decorateToolClass, type MethodDecorations, type ToolClassDecorations } from './decorators/decorate-tool-class.js';
 export { McpCompletion, McpPrompt, McpResource, McpResourceTemplate } from './decorators/mcp-resource.decorators.js';
-export type { JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/metadata.types.js';
+export type { ApprovalPolicy, JsonSchema, SchemaValueOptions, ToolOptions } from './decorators/metadata.types.js';
 export {
   MCP_CALL_OBSERVER,
   MCP_RATE_LIMIT,
@@ -40,3 +40,10 @@ export { McpTasks } from './tasks/mcp-tasks.service.js';
 export { isTaskId, McpTaskQueries, ownerKeyOf, TASK_STATUSES, taskOwnerOf, type TaskFilter, type TaskView } from './tasks/task-queries.js';
 export { mcpTasksConfig, type McpTasksOptions } from './tasks/tasks.config.js';
 export { TASKS_EXTENSION, type TaskStatus } from './tasks/task-wire.js';
+export { McpApprovalsModule } from './approvals/mcp-approvals.module.js';
+export { McpApprovals, type ApprovalView } from './approvals/mcp-approvals.service.js';
+export { APPROVAL_STATUSES, RUN_OUTCOMES, type ApprovalStatus, type RunOutcome } from './approvals/approval.entity.js';
+export { MCP_AUDIT_TRAIL, MCP_CALLER_STANDING, type ApprovalAuditTrail, type CallerStanding, type Standing } from './approvals/approval-ports.js';
+export { APPROVAL_META_KEY } from './approvals/approval-policy.js';
+export { mcpApprovalsConfig, type McpApprovalsOptions } from './approvals/approvals.config.js';
+export { SIGNATURE_HEADER, DELIVERY_HEADER } from './approvals/approval-webhook.js';

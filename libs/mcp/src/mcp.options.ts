@@ -1,4 +1,5 @@
 import type { Implementation, ServerContext } from '@modelcontextprotocol/server';
+import type { ApprovalPolicyOverrides } from './approvals/approval-policy.js';
 import type { AgentToolLists } from './visibility/tool-visibility.js';
 
 export interface McpModuleOptions {
@@ -28,6 +29,8 @@ export interface McpModuleOptions {
   requestStateVerify?: (state: string, ctx: ServerContext) => unknown;
   /** `ALLOWED_TOOLS_{NAME}` / `DISALLOWED_TOOLS_{NAME}`: which tools, prompts and resources each agent sees. */
   agentTools?: AgentToolLists;
+  /** `APPROVALS_CALLER_TOOLS`, `APPROVALS_APPROVER_TOOLS`, `APPROVALS_EXEMPT_TOOLS`: this deployment's approval policies, over what the tools declare. */
+  approvalPolicies?: ApprovalPolicyOverrides;
 }
 
 export const MCP_MODULE_OPTIONS = Symbol('MCP_MODULE_OPTIONS');

@@ -3,6 +3,7 @@ import { api, setCsrfToken, unwrap } from './client';
 import type { components, operations } from './schema';
 
 type TaskStatus = components['schemas']['TaskViewDto']['status'];
+type ApprovalStatus = components['schemas']['ApprovalViewDto']['status'];
 type AuditFilters = Omit<NonNullable<operations['adminAudit_list']['parameters']['query']>, 'cursor' | 'limit'>;
 
 /**
@@ -71,6 +72,13 @@ export const queries = {
         unwrap(
           everyone ? api.GET('/admin/tasks', { params: { query: { status, cursor } } }) : api.GET('/api/tasks', { params: { query: { status, cursor } } }),
         ),
+      refetchInterval: 10_000,
+    }),
+  /** Approval requests, newest first; `pending`: the approvers' queue. */
+  approvals: (status: ApprovalStatus | undefined, cursor?: string) =>
+    queryOptions({
+      queryKey: ['approvals', status, cursor],
+      queryFn: () => unwrap(api.GET('/admin/approvals', { params: { query: { status, cursor } } })),
       refetchInterval: 10_000,
     }),
   audit: (filters: AuditFilters, cursor?: string) =>

@@ -34,6 +34,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List approval requests, newest first
+         * @description With `status=pending`, the queue; the arguments are shown while a request waits.
+         */
+        get: operations["adminApprovals_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read one approval request */
+        get: operations["adminApprovals_find"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a pending request
+         * @description The call then runs once, as its caller (whose account and credential are checked again first); on the audit trail as approval.approve.
+         */
+        post: operations["adminApprovals_approve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/approvals/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline a pending request
+         * @description The call does not run; its caller receives the reason as a tool error. On the audit trail as approval.decline.
+         */
+        post: operations["adminApprovals_decline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/audit": {
         parameters: {
             query?: never;
@@ -1591,6 +1668,76 @@ export interface components {
             items: components["schemas"]["AdminUserDto"][];
             nextCursor: string | null;
         };
+        ApprovalDeciderDto: {
+            email: string | null;
+            /** Format: uuid */
+            userId: string;
+        };
+        ApprovalPageDto: {
+            /** @description Newest first */
+            items: components["schemas"]["ApprovalViewDto"][];
+            /** @description Pass as `cursor` for the next page; null on the last */
+            nextCursor: string | null;
+        };
+        ApprovalRequesterDto: {
+            email: string | null;
+            name: string | null;
+            /** Format: uuid */
+            userId: string;
+        };
+        ApprovalViewDto: {
+            /** @description The arguments of the call, while it waits (kept encrypted); null once decided */
+            arguments: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description SHA-256 of the arguments as canonical JSON: what a decided request keeps of them
+             * @example sha256:9f86d0…
+             */
+            argumentsDigest: string;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description The approver; null while pending, and when the server ended it */
+            decidedBy: components["schemas"]["ApprovalDeciderDto"] | null;
+            /**
+             * Format: date-time
+             * @description When a request still pending expires (APPROVALS_TIMEOUT after it was made)
+             */
+            expiresAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @description True when the call waits in a task; false when the caller calls again once it is approved */
+            inTask: boolean;
+            /**
+             * @description How the approved call ended
+             * @enum {string|null}
+             */
+            outcome: "ok" | "tool_error" | "internal_error" | "refused" | null;
+            /** @description A tool error's message, or why the run was refused */
+            outcomeMessage: string | null;
+            /**
+             * Format: date-time
+             * @description When the approved call ran (or was refused at run time)
+             */
+            ranAt: string | null;
+            /** @description The approver's reason, or why the server ended it */
+            reason: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            /** @description Who called the tool */
+            requestedBy: components["schemas"]["ApprovalRequesterDto"];
+            /** @enum {string} */
+            status: "pending" | "approved" | "declined" | "expired" | "cancelled";
+            /**
+             * @description The tool the call is for
+             * @example delete_file
+             */
+            tool: string;
+        };
+        ApproveDto: {
+            /** @description Why it is allowed (kept on the request and the audit trail) */
+            reason?: string;
+        };
         AuditEntryDto: {
             /** @example user.disable */
             action: string;
@@ -1758,6 +1905,10 @@ export interface components {
             latencyMs: number | null;
             /** @description Whether it answered SELECT 1 within 2 s */
             ok: boolean;
+        };
+        DeclineDto: {
+            /** @description Why it is declined: the caller receives it as the tool error */
+            reason: string;
         };
         ErasedFilesDto: {
             /** @description How many files were deleted, objects included */
@@ -2270,6 +2421,11 @@ export interface components {
         ToolViewDto: {
             /** @description It acts for the signed-in user (reads or writes their data) */
             actsForUser: boolean;
+            /**
+             * @description Who must allow each call before it runs: `caller` (the user confirms it), `approver` (an approver decides); such a tool is called on /mcp alone
+             * @enum {string|null}
+             */
+            approval: "caller" | "approver" | null;
             /** @description What models read to decide whether to call it; empty when the tool has none */
             description: string;
             /** @description False for the tools of a class disabled at start-up (`static enabled()`): listed, never callable */
@@ -2351,6 +2507,228 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminApprovals_list: {
+        parameters: {
+            query?: {
+                /** @description The `nextCursor` of the previous page */
+                cursor?: string;
+                /** @description Items per page */
+                limit?: number;
+                /** @description Only the requests in this status (`pending`: the queue) */
+                status?: "pending" | "approved" | "declined" | "expired" | "cancelled";
+                /** @description Only the requests of this tool */
+                tool?: string;
+                /** @description Only this user's requests */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPageDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description For admins and holders of APPROVALS_APPROVER_ROLE alone */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminApprovals_find: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalViewDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description For admins and holders of APPROVALS_APPROVER_ROLE alone */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminApprovals_approve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApproveDto"];
+            };
+        };
+        responses: {
+            /** @description The request, approved */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalViewDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description For admins and holders of APPROVALS_APPROVER_ROLE alone; and never for your own request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is no longer pending (decided, expired, withdrawn) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Rate limit reached; see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminApprovals_decline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeclineDto"];
+            };
+        };
+        responses: {
+            /** @description The request, declined */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalViewDto"];
+                };
+            };
+            /** @description No valid credential */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description For admins and holders of APPROVALS_APPROVER_ROLE alone; and never for your own request */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No such request */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is no longer pending (decided, expired, withdrawn) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -2,7 +2,8 @@ import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 
 /**
  * A button that asks before it acts, in a modal `<dialog>` (focus kept inside, Escape closes).
- * With `typed`, the action waits until that exact text is typed: for what cannot be undone.
+ * With `typed`, the action waits until that exact text is typed: for what cannot be undone; with
+ * `ready` false, until what the dialog asks for (a reason) is given.
  */
 export function ConfirmButton({
   label,
@@ -10,6 +11,7 @@ export function ConfirmButton({
   children,
   confirmLabel,
   typed,
+  ready = true,
   danger = true,
   onConfirm,
 }: {
@@ -18,6 +20,7 @@ export function ConfirmButton({
   children?: ReactNode;
   confirmLabel?: string;
   typed?: string;
+  ready?: boolean;
   danger?: boolean;
   onConfirm: () => Promise<unknown> | unknown;
 }) {
@@ -76,7 +79,7 @@ export function ConfirmButton({
             <button
               type="button"
               className={danger ? 'danger solid' : 'primary'}
-              disabled={busy || (typed !== undefined && text !== typed)}
+              disabled={busy || !ready || (typed !== undefined && text !== typed)}
               onClick={() => void confirm()}
             >
               {confirmLabel ?? label}

@@ -17,6 +17,7 @@ const ADMIN_NAV: NavItem[] = [
   { to: '/clients', label: 'Connected clients' },
   { to: '/files', label: 'Files' },
   { to: '/tasks', label: 'Tasks' },
+  { to: '/approvals', label: 'Approvals' },
   { to: '/tools', label: 'Tools' },
   { to: '/audit', label: 'Audit trail' },
 ];

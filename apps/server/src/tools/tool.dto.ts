@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsObject, Matches } from 'class-validator';
 import { Omittable } from '@app/common';
-import { AGENT_NAME_PATTERN, AGENT_NAME_RULE, type TaskSupportLevel, type ToolSummary } from '@app/mcp';
+import { AGENT_NAME_PATTERN, AGENT_NAME_RULE, type ApprovalPolicy, type TaskSupportLevel, type ToolSummary } from '@app/mcp';
 
 const TASK_SUPPORT: TaskSupportLevel[] = ['forbidden', 'optional', 'required'];
 
@@ -26,6 +26,13 @@ export class ToolViewDto implements ToolSummary {
   @ApiProperty({ type: [String], description: 'OAuth scopes a token that carries scopes needs for it' }) scopes: string[];
   @ApiProperty({ enum: TASK_SUPPORT, description: '`required`: it runs only as an MCP task, so it cannot be called here' })
   taskSupport: TaskSupportLevel;
+  @ApiProperty({
+    enum: ['caller', 'approver'],
+    nullable: true,
+    description:
+      'Who must allow each call before it runs: `caller` (the user confirms it), `approver` (an approver decides); such a tool is called on /mcp alone',
+  })
+  approval: ApprovalPolicy | null;
   @ApiProperty({ description: 'It acts for the signed-in user (reads or writes their data)' }) actsForUser: boolean;
   @ApiProperty({ description: '`packaged`, or the tool-directory file that defined it', example: 'packaged' }) origin: string;
   @ApiProperty({ description: 'False for the tools of a class disabled at start-up (`static enabled()`): listed, never callable' })

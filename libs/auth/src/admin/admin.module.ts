@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@app/database';
+import { MCP_AUDIT_TRAIL } from '@app/mcp';
 import { ConnectionEntity } from '../identity/connections/connection.entity.js';
 import { IdentityModule } from '../identity/identity.module.js';
 import { McpSecretEntity } from '../identity/secrets/mcp-secret.entity.js';
@@ -14,11 +15,13 @@ import { AdminConnections } from './admin-connections.service.js';
 import { AdminSecretsController } from './admin-secrets.controller.js';
 import { AdminSecrets } from './admin-secrets.service.js';
 import { AdminUsers } from './admin-users.service.js';
+import { ApprovalAudit } from './approval-audit.js';
 import { AdminController } from './admin.controller.js';
 
 /**
  * The admin area: `/admin/users` (search, disable, export, erase, their MCP secrets and
- * connections), every user's connections, and the audit trail every admin action writes.
+ * connections), every user's connections, and the audit trail every admin action (and every
+ * tool approval, `MCP_AUDIT_TRAIL`) writes.
  */
 @Module({
   imports: [
@@ -28,7 +31,7 @@ import { AdminController } from './admin.controller.js';
     UserDataModule,
   ],
   controllers: [AdminController, AdminSecretsController, AdminConnectionsController, AdminAuditController],
-  providers: [AdminAudit, AdminUsers, AdminSecrets, AdminConnections],
-  exports: [AdminUsers],
+  providers: [AdminAudit, AdminUsers, AdminSecrets, AdminConnections, { provide: MCP_AUDIT_TRAIL, useClass: ApprovalAudit }],
+  exports: [AdminUsers, MCP_AUDIT_TRAIL],
 })
 export class AdminModule {}

@@ -26,6 +26,8 @@ import { McpSecretEntity } from './secrets/mcp-secret.entity.js';
 import { McpSecretsController } from './secrets/mcp-secrets.controller.js';
 import { McpSecretsService } from './secrets/mcp-secrets.service.js';
 import { JwtStrategy, McpSecretStrategy, STRATEGY_NAMES, strategyNames, type StrategyNames } from './strategies.js';
+import { MCP_CALLER_STANDING } from '@app/mcp';
+import { CallerStandings } from './caller-standing.js';
 
 function createVerifier(options: AuthModuleOptions): JwtVerifier {
   const source = jwtKeySource(options);
@@ -84,6 +86,7 @@ const passportModule = PassportModule.registerAsync({
     CallerGuard,
     RouteRequirements,
     { provide: CALLER_RESOLVER, useClass: AuthCallerResolver },
+    { provide: MCP_CALLER_STANDING, useClass: CallerStandings },
   ],
   exports: [
     passportModule,
@@ -91,6 +94,7 @@ const passportModule = PassportModule.registerAsync({
     RateLimitModule,
     CallerGuard,
     CALLER_RESOLVER,
+    MCP_CALLER_STANDING,
     ConnectionsService,
     ServerKeys,
     ConsoleSessions,

@@ -109,8 +109,8 @@ export class McpSecretStrategy extends PassportStrategy(CustomStrategy, MCP_SECR
 
   async validate(request: FastifyRequest): Promise<UserInfo> {
     const credential = credentialOf(request, 'secret');
-    const { user, agent } = await this.secrets.holder(credential.token);
-    const caller = this.users.callerFromUser(user);
+    const { id, user, agent } = await this.secrets.holder(credential.token);
+    const caller: UserInfo = { ...this.users.callerFromUser(user), grant: { kind: 'mcp-secret', id } };
     this.limiter.markVerified(credential);
     return agent ? { ...caller, agent } : caller;
   }

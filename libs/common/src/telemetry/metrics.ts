@@ -5,6 +5,8 @@ const MCP_BUCKETS = [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2,
 /** The OpenTelemetry HTTP conventions' boundaries, with two below 5 ms. */
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 const DB_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** From seconds (a person at their desk) to a day (an approver in another time zone). */
+const APPROVAL_BUCKETS = [5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400, 28800, 86400];
 
 /** How a tool call ended: its result, a result the tool marked `isError`, a stop before its end (`tasks/cancel`, its TTL, shutdown), or a failure of the server's. */
 export type ToolCallOutcome = 'ok' | 'tool_error' | 'cancelled' | 'internal_error';
@@ -63,6 +65,14 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly approvalDecisions = new Histogram({
+    name: 'mcp_approval_decision_seconds',
+    help: 'Time from an approval request to its end, by how it ended (approved, declined, expired, cancelled)',
+    labelNames: ['decision'],
+    buckets: APPROVAL_BUCKETS,
+    registers: [this.registry],
+  });
+
   constructor(readonly enabled: boolean) {
     if (enabled) collectDefaultMetrics({ register: this.registry });
   }
@@ -86,6 +96,10 @@ export class Metrics {
 
   uploadBytes(bytes: number): void {
     if (this.enabled) this.uploadedBytes.inc(bytes);
+  }
+
+  approvalDecided(decision: string, seconds: number): void {
+    if (this.enabled) this.approvalDecisions.observe({ decision }, seconds);
   }
 
   dbQuery(operation: string, success: boolean, seconds: number): void {

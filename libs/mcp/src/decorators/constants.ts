@@ -1,5 +1,6 @@
 export const MCP_TOOL_CLASS_METADATA = 'mirobody:mcp:tool-class';
 export const MCP_TOOL_CLASS_SCOPES_METADATA = 'mirobody:mcp:tool-class-scopes';
+export const MCP_TOOL_CLASS_APPROVAL_METADATA = 'mirobody:mcp:tool-class-approval';
 export const MCP_TOOL_METADATA = 'mirobody:mcp:tool';
 export const MCP_ARGS_METADATA = 'mirobody:mcp:args';
 export const MCP_SCHEMA_PROPERTIES_METADATA = 'mirobody:mcp:schema-properties';

@@ -33,6 +33,14 @@ export interface SchemaValueOptions {
   schema?: JsonSchema;
 }
 
+/**
+ * Who must allow a call before the method runs. `caller`: the calling user confirms the exact
+ * arguments (an elicitation form, or an input request). `approver`: a person allowed to decide (an
+ * admin, or a holder of `APPROVALS_APPROVER_ROLE`), never the caller, approves it; the call waits
+ * as a task, or is answered with the approval request's id.
+ */
+export type ApprovalPolicy = 'caller' | 'approver';
+
 export interface ToolOptions {
   /** Tool name; defaults to the method name in snake_case. */
   name?: string;
@@ -57,6 +65,12 @@ export interface ToolOptions {
    * in the request, as from any tool; `required`: they are refused (-32021). Default: never a task.
    */
   task?: 'optional' | 'required';
+  /**
+   * Makes every call wait for a person (see `ApprovalPolicy`); a deployment may change it
+   * (`APPROVALS_CALLER_TOOLS`, `APPROVALS_APPROVER_TOOLS`, `APPROVALS_EXEMPT_TOOLS`). Anonymous
+   * calls are refused: someone must be answerable for the call.
+   */
+  approval?: ApprovalPolicy;
 }
 
 export type ToolParameterKind = 'arg' | 'caller' | 'context';

@@ -5,11 +5,13 @@ import {
   MCP_PROMPT_METADATA,
   MCP_RESOURCE_METADATA,
   MCP_RESOURCE_TEMPLATE_METADATA,
+  MCP_TOOL_CLASS_APPROVAL_METADATA,
   MCP_TOOL_CLASS_METADATA,
   MCP_TOOL_CLASS_SCOPES_METADATA,
   MCP_TOOL_METADATA,
 } from '../decorators/constants.js';
 import type {
+  ApprovalPolicy,
   CompletionOptions,
   PromptOptions,
   ResourceOptions,
@@ -77,6 +79,19 @@ function requiredScopes(owner: string, classScopes: readonly string[] = [], tool
   return scopes;
 }
 
+const APPROVAL_POLICIES: readonly ApprovalPolicy[] = ['caller', 'approver'];
+
+/** The tool's approval policy: its own, else its class's; a value that is no policy (a plain JavaScript tool's typo) stops its definition. */
+function approvalPolicy(owner: string, classPolicy: unknown, toolPolicy: unknown): ApprovalPolicy | undefined {
+  const policy = toolPolicy ?? classPolicy;
+  if (policy === undefined || APPROVAL_POLICIES.includes(policy as ApprovalPolicy)) return policy as ApprovalPolicy | undefined;
+  throw new ToolDefinitionError(
+    owner,
+    `the approval policy ${JSON.stringify(policy)} is none of ${APPROVAL_POLICIES.join(', ')}`,
+    "write approval: 'caller' or approval: 'approver'",
+  );
+}
+
 export function describeTool(instance: object, className: string, methodName: string, options: ToolOptions, origin: ToolOrigin = PACKAGED): ToolDescriptor {
   const prototype = Object.getPrototypeOf(instance);
   const owner = `${className}.${methodName}`;
@@ -87,6 +102,7 @@ export function describeTool(instance: object, className: string, methodName: st
   const { schema, warnings } = buildInputSchema(source);
   const parameters = toolParameters(source);
   const scopes = requiredScopes(owner, Reflect.getMetadata(MCP_TOOL_CLASS_SCOPES_METADATA, instance.constructor), options.scopes);
+  const approval = approvalPolicy(owner, Reflect.getMetadata(MCP_TOOL_CLASS_APPROVAL_METADATA, instance.constructor), options.approval);
   return {
     name: options.name ?? toSnakeCase(methodName),
     className,
@@ -95,9 +111,10 @@ export function describeTool(instance: object, className: string, methodName: st
     options: withDocumentation(options, types),
     parameters: [...parameters].sort((a, b) => a.index - b.index),
     inputSchema: schema,
-    // A scoped tool is for callers whose token carries its scopes: never for anonymous ones.
-    requiresCaller: scopes.length > 0 || parameters.some((parameter) => parameter.kind === 'caller'),
+    // A scoped tool is for callers whose token carries its scopes, and an approved one for a caller someone answers for: never for anonymous ones.
+    requiresCaller: scopes.length > 0 || approval !== undefined || parameters.some((parameter) => parameter.kind === 'caller'),
     scopes,
+    ...(approval ? { approval } : {}),
     warnings:
       options.description || types?.description ? warnings : [...warnings, `${owner}: tool has no description; models decide whether to call a tool from it`],
     origin,

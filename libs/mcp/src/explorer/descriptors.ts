@@ -1,5 +1,13 @@
 import type { ToolOrigin } from '../tool-directories/tool-origin.js';
-import type { JsonSchema, PromptOptions, ResourceOptions, ResourceTemplateOptions, ToolOptions, ToolParameterMetadata } from '../decorators/metadata.types.js';
+import type {
+  ApprovalPolicy,
+  JsonSchema,
+  PromptOptions,
+  ResourceOptions,
+  ResourceTemplateOptions,
+  ToolOptions,
+  ToolParameterMetadata,
+} from '../decorators/metadata.types.js';
 
 /** Everything the registry needs to publish and call one tool; built once at bootstrap. */
 export interface ToolDescriptor {
@@ -10,10 +18,12 @@ export interface ToolDescriptor {
   readonly options: ToolOptions;
   readonly parameters: readonly ToolParameterMetadata[];
   readonly inputSchema: JsonSchema;
-  /** True when a parameter takes the authenticated caller, or the tool requires scopes. */
+  /** True when a parameter takes the authenticated caller, or the tool requires scopes or an approval. */
   readonly requiresCaller: boolean;
   /** The OAuth scopes a scoped caller needs for it (the class's and the method's), sorted; often none. */
   readonly scopes: readonly string[];
+  /** Who must allow each call before it runs, as declared and then as the deployment's configuration sets it; none for most tools. */
+  readonly approval?: ApprovalPolicy;
   readonly warnings: readonly string[];
   /** Packaged, or the tool-directory file that defined it. */
   readonly origin: ToolOrigin;
@@ -29,7 +39,8 @@ export interface DisabledToolDescriptor {
   readonly options: ToolOptions;
   readonly inputSchema: JsonSchema;
   readonly scopes: readonly string[];
-  /** True when a parameter takes the authenticated caller, or the tool requires scopes. */
+  readonly approval?: ApprovalPolicy;
+  /** True when a parameter takes the authenticated caller, or the tool requires scopes or an approval. */
   readonly actsForUser: boolean;
   readonly origin: ToolOrigin;
 }

@@ -1,5 +1,5 @@
-import { MCP_TOOL_CLASS_SCOPES_METADATA, MCP_TOOL_METADATA } from '../decorators/constants.js';
-import type { ToolOptions } from '../decorators/metadata.types.js';
+import { MCP_TOOL_CLASS_APPROVAL_METADATA, MCP_TOOL_CLASS_SCOPES_METADATA, MCP_TOOL_METADATA } from '../decorators/constants.js';
+import type { ApprovalPolicy, ToolOptions } from '../decorators/metadata.types.js';
 import type { ToolOrigin } from '../tool-directories/tool-origin.js';
 import type { DisabledToolDescriptor, ToolDescriptor } from './descriptors.js';
 import { describeProvider, ownPublicMethodNames, toSnakeCase } from './describe-provider.js';
@@ -25,6 +25,7 @@ function fromDescriptor(tool: ToolDescriptor): DisabledToolDescriptor {
     options: tool.options,
     inputSchema: tool.inputSchema,
     scopes: tool.scopes,
+    ...(tool.approval ? { approval: tool.approval } : {}),
     actsForUser: tool.requiresCaller,
     origin: tool.origin,
   };
@@ -33,10 +34,12 @@ function fromDescriptor(tool: ToolDescriptor): DisabledToolDescriptor {
 function fromDecorators(instance: object, className: string, origin: ToolOrigin): DisabledToolDescriptor[] {
   const prototype = Object.getPrototypeOf(instance);
   const classScopes: readonly string[] = Reflect.getMetadata(MCP_TOOL_CLASS_SCOPES_METADATA, instance.constructor) ?? [];
+  const classApproval: ApprovalPolicy | undefined = Reflect.getMetadata(MCP_TOOL_CLASS_APPROVAL_METADATA, instance.constructor);
   return ownPublicMethodNames(prototype).flatMap((methodName) => {
     const options: ToolOptions | undefined = Reflect.getMetadata(MCP_TOOL_METADATA, prototype[methodName]);
     if (!options) return [];
     const scopes = [...new Set([...classScopes, ...(options.scopes ?? [])])].sort();
+    const approval = options.approval ?? classApproval;
     return [
       {
         name: options.name ?? toSnakeCase(methodName),
@@ -45,7 +48,8 @@ function fromDecorators(instance: object, className: string, origin: ToolOrigin)
         // Its schema could not be built; an object of any arguments says no more than is known.
         inputSchema: options.inputSchema ?? { type: 'object' },
         scopes,
-        actsForUser: scopes.length > 0,
+        ...(approval ? { approval } : {}),
+        actsForUser: scopes.length > 0 || approval !== undefined,
         origin,
       },
     ];

@@ -232,8 +232,8 @@ export class FastLane {
     // The SDK hands tools a parsed copy, without an own `__proto__` key: such arguments take its path.
     if (args !== undefined && (!isPlainObject(args) || Object.hasOwn(args, '__proto__'))) return undefined;
     const tool = this.registry.getTool(name, agent);
-    // A task tool's call may become a task: the tasks extension's to serve.
-    if (!tool || takesContext(tool) || tool.descriptor.options.task) return undefined;
+    // A task tool's call may become a task: the tasks extension's to serve; one that waits for an approval is the approvals'.
+    if (!tool || takesContext(tool) || tool.descriptor.options.task || tool.descriptor.approval) return undefined;
     return { method: 'tools/call', id, tool, args };
   }
 }

@@ -17,6 +17,7 @@ import { agentFromAuthInfo, callerFromAuthInfo, MCP_CALL_OBSERVER, requestIdFrom
 import { McpToolContext } from '../context/mcp-tool-context.js';
 import type { DiscoveredCapabilities, DisabledToolDescriptor, ToolDescriptor } from '../explorer/descriptors.js';
 import { McpExplorer } from '../explorer/mcp-explorer.service.js';
+import { NO_POLICY_OVERRIDES, withApprovalPolicies } from '../approvals/approval-policy.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { describeOrigin } from '../tool-directories/tool-origin.js';
 import { ToolVisibility } from '../visibility/tool-visibility.js';
@@ -47,6 +48,8 @@ export interface RegisteredTool {
 export interface ToolCallOptions {
   /** `throw`: a failure of the server's own (see `toolFailure`) is thrown as an `InternalToolError` rather than answered. */
   internalErrors?: 'answer' | 'throw';
+  /** `granted`: the call's approval was given (`McpApprovals`); without it, a tool with an approval policy refuses to run. */
+  approval?: 'granted';
 }
 
 export interface InProcessCallOptions {
@@ -93,7 +96,7 @@ export class McpRegistry implements OnModuleInit {
     private readonly explorer: McpExplorer,
     private readonly contextCreator: ExternalContextCreator,
     @Optional() @Inject(MCP_CALL_OBSERVER) private readonly observer?: McpCallObserver,
-    @Optional() @Inject(MCP_MODULE_OPTIONS) options?: Pick<McpModuleOptions, 'agentTools'>,
+    @Optional() @Inject(MCP_MODULE_OPTIONS) private readonly options?: Pick<McpModuleOptions, 'agentTools' | 'approvalPolicies'>,
     // The app's (`CommonModule`), for the protected-resource metadata; a test module of this lib may go without.
     @Optional() private readonly scopesSupported?: ScopesSupported,
     @Optional() private readonly metrics?: Metrics,
@@ -104,7 +107,7 @@ export class McpRegistry implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    this.load(this.explorer.explore());
+    this.load(withApprovalPolicies(this.explorer.explore(), this.options?.approvalPolicies ?? NO_POLICY_OVERRIDES));
   }
 
   /** Replaces the registry's contents; used at bootstrap and by tests that assemble capabilities by hand. */
@@ -211,9 +214,10 @@ export class McpRegistry implements OnModuleInit {
   ): Promise<CallToolResult | InputRequiredResult> {
     const name = tool.descriptor.name;
     const caller = callerFromAuthInfo(authInfo);
-    if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
-    const missing = missingScopes(caller, tool.descriptor.scopes);
-    if (missing.length) return errorResult(insufficientScope(name, missing));
+    const refused = this.callerRefusal(tool, caller);
+    if (refused) return refused;
+    // Every way into a tool (in-process calls, REST) comes through here: none runs an approved tool without its approval.
+    if (tool.descriptor.approval && options.approval !== 'granted') return errorResult(approvalRequired(name, tool.descriptor.approval));
     const run = () => this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
     if (!this.tracing?.enabled) return this.observed(name, caller, authInfo, run);
     // `execute_tool {name}`, under the MCP request's span: the database and storage calls of the tool go under it.
@@ -231,6 +235,27 @@ export class McpRegistry implements OnModuleInit {
         span.end();
       }
     });
+  }
+
+  /** Why the caller may not call the tool at all (anonymous, or lacking its scopes); undefined when they may. */
+  private callerRefusal(tool: RegisteredTool, caller: UserInfo | undefined): CallToolResult | undefined {
+    if (tool.descriptor.requiresCaller && !caller) return errorResult(AUTHENTICATION_REQUIRED);
+    const missing = missingScopes(caller, tool.descriptor.scopes);
+    if (missing.length) return errorResult(insufficientScope(tool.descriptor.name, missing));
+    return undefined;
+  }
+
+  /**
+   * Why a call of the tool would be refused before it runs (the caller may not call it, or the
+   * arguments are invalid, checked with their defaults applied in place); undefined when it would
+   * run. Asked before a call waits for an approval, so that nobody is asked to allow a call that
+   * could not run.
+   */
+  refusal(tool: RegisteredTool, args: Record<string, unknown>, authInfo: AuthInfo | undefined): CallToolResult | undefined {
+    const refused = this.callerRefusal(tool, callerFromAuthInfo(authInfo));
+    if (refused) return refused;
+    const problems = tool.validate(args);
+    return problems.length ? errorResult(`Invalid arguments for tool "${tool.descriptor.name}": ${describeProblems(problems)}`) : undefined;
   }
 
   /** Runs the call, then tells the access log, the metrics and the exchange's outcome how it ended. */
@@ -386,6 +411,12 @@ function loggedError(result: CallToolResult): string {
 /** The one wording of a call refused for missing scopes, on `/mcp` (HTTP 403) and in a tool result alike. */
 export function insufficientScope(tool: string, missing: readonly string[]): string {
   return `Insufficient scope: tool "${tool}" needs ${missing.map((scope) => `"${scope}"`).join(', ')}, which your token does not grant`;
+}
+
+/** What a call of a tool with an approval policy answers where no approval can be asked for (an in-process or REST call, a server without `McpApprovalsModule`). */
+export function approvalRequired(tool: string, policy: 'caller' | 'approver'): string {
+  const who = policy === 'caller' ? 'your confirmation' : "an approver's decision";
+  return `Tool "${tool}" runs only after ${who}, which can be asked for on /mcp alone: call it there`;
 }
 
 /** True when the tool takes `@ToolContext()` (progress, elicitation, sampling): it needs the SDK's request context. */

@@ -1,12 +1,14 @@
 import type { Tool } from '@modelcontextprotocol/server';
+import { APPROVAL_META_KEY } from '../approvals/approval-policy.js';
 import type { ToolDescriptor } from '../explorer/descriptors.js';
 import { ToolDefinitionError } from '../schema/tool-definition.error.js';
 import { importErrorMessage } from '../tool-directories/import-tool-files.js';
 import type { ArgumentProblems, ArgumentValidator } from './argument-validator.js';
 
-/** The entry published in `tools/list`. */
+/** The entry published in `tools/list`; a tool's approval policy is in its `_meta`, so that a client can tell its user the call will wait. */
 export function toToolDefinition(descriptor: ToolDescriptor): Tool {
   const { options } = descriptor;
+  const meta = descriptor.approval ? { ...options.meta, [APPROVAL_META_KEY]: descriptor.approval } : options.meta;
   return Object.freeze({
     name: descriptor.name,
     ...(options.title ? { title: options.title } : {}),
@@ -14,7 +16,7 @@ export function toToolDefinition(descriptor: ToolDescriptor): Tool {
     inputSchema: descriptor.inputSchema as Tool['inputSchema'],
     ...(options.outputSchema ? { outputSchema: options.outputSchema as Tool['outputSchema'] } : {}),
     ...(options.annotations ? { annotations: options.annotations } : {}),
-    ...(options.meta ? { _meta: options.meta } : {}),
+    ...(meta ? { _meta: meta } : {}),
   });
 }
 

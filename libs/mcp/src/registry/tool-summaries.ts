@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../decorators/metadata.types.js';
+import type { ApprovalPolicy, JsonSchema } from '../decorators/metadata.types.js';
 import type { DisabledToolDescriptor, ToolDescriptor } from '../explorer/descriptors.js';
 import { describeOrigin } from '../tool-directories/tool-origin.js';
 
@@ -15,6 +15,8 @@ export interface ToolSummary {
   /** The scopes a caller whose token carries scopes needs for it. */
   scopes: readonly string[];
   taskSupport: TaskSupportLevel;
+  /** Who must allow each call before it runs; null for a tool that runs at once. */
+  approval: ApprovalPolicy | null;
   /** It takes the signed-in caller (or needs scopes): anonymous calls are refused. */
   actsForUser: boolean;
   /** `packaged`, or the tool-directory file that defined it. */
@@ -23,7 +25,7 @@ export interface ToolSummary {
   enabled: boolean;
 }
 
-type Described = Pick<ToolDescriptor, 'name' | 'options' | 'inputSchema' | 'scopes' | 'origin'> & { actsForUser: boolean };
+type Described = Pick<ToolDescriptor, 'name' | 'options' | 'inputSchema' | 'scopes' | 'origin' | 'approval'> & { actsForUser: boolean };
 
 function summarize(tool: Described, enabled: boolean): ToolSummary {
   const { options } = tool;
@@ -34,11 +36,17 @@ function summarize(tool: Described, enabled: boolean): ToolSummary {
     inputSchema: tool.inputSchema,
     outputSchema: options.outputSchema ?? null,
     scopes: tool.scopes,
-    taskSupport: options.task ?? 'forbidden',
+    taskSupport: taskSupportOf(tool),
+    approval: tool.approval ?? null,
     actsForUser: tool.actsForUser,
     origin: describeOrigin(tool.origin),
     enabled,
   };
+}
+
+/** How a call of the tool may run as a task: as it declares, else `optional` for one that waits for an approver (the wait is a task where the client takes tasks). */
+export function taskSupportOf(tool: Pick<ToolDescriptor, 'options' | 'approval'>): TaskSupportLevel {
+  return tool.options.task ?? (tool.approval === 'approver' ? 'optional' : 'forbidden');
 }
 
 export const summarizeTool = (descriptor: ToolDescriptor): ToolSummary => summarize({ ...descriptor, actsForUser: descriptor.requiresCaller }, true);

@@ -9,7 +9,8 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { agentFromAuthInfo, callerFromAuthInfo } from '../caller.js';
-import { McpRegistry } from '../registry/mcp-registry.js';
+import { McpApprovals } from '../approvals/mcp-approvals.service.js';
+import { McpRegistry, type RegisteredTool } from '../registry/mcp-registry.js';
 import { MCP_MODULE_OPTIONS, type McpModuleOptions } from '../mcp.options.js';
 import { McpRequestState } from './mcp-request-state.js';
 import { takeHandedOverResult } from './handed-over-result.js';
@@ -28,6 +29,8 @@ export class McpServerFactory {
     @Optional() private readonly requestState?: McpRequestState,
     // `McpTasksModule`, when the app imports it into this module: without it, task tools run as any tool.
     @Optional() private readonly tasks?: McpTasks,
+    // `McpApprovalsModule`: without it, a tool with an approval policy refuses every call.
+    @Optional() private readonly approvals?: McpApprovals,
   ) {}
 
   get serverInfo(): Implementation {
@@ -45,7 +48,7 @@ export class McpServerFactory {
     const agentOf = (ctx: ServerContext) => agentFromAuthInfo(ctx.http?.authInfo);
     server.setRequestHandler('tools/list', async (_request, ctx) => registry.listTools(agentOf(ctx), callerFromAuthInfo(ctx.http?.authInfo)?.scopes));
     server.setRequestHandler('tools/call', async (request, ctx) => {
-      const result = takeHandedOverResult(ctx.http?.authInfo) ?? (await this.callTool(request.params, ctx));
+      const result = takeHandedOverResult(ctx.http?.authInfo) ?? (await this.callTool(request.params, ctx, server));
       // The SDK's types know the 2025 task result (a nested `task`) only; its 2026 codec passes the flat one on.
       if (isCreateTaskResult(result)) return result as unknown as CallToolResult;
       if (isInputRequiredResult(result)) return result;
@@ -67,11 +70,30 @@ export class McpServerFactory {
     return server;
   }
 
-  /** A task tool's call goes through the tasks extension, which may answer it with a task. */
-  private callTool({ name, arguments: args }: CallToolRequest['params'], ctx: ServerContext) {
-    const support = this.tasks && this.registry.getTool(name, agentFromAuthInfo(ctx.http?.authInfo))?.descriptor.options.task;
+  /** A task tool's call goes through the tasks extension, which may answer it with a task; one with an approval policy through the approvals. */
+  private callTool({ name, arguments: args }: CallToolRequest['params'], ctx: ServerContext, server: Server) {
+    const tool = this.registry.getTool(name, agentFromAuthInfo(ctx.http?.authInfo));
+    if (tool?.descriptor.approval && this.approvals) return this.callWithApproval(tool, { ...args }, ctx, server);
+    const support = this.tasks && tool?.descriptor.options.task;
     if (!support) return this.registry.callTool(name, args, ctx);
     return this.tasks!.call({ name, support }, ctx, (context) => this.registry.callTool(name, args, context, { internalErrors: 'throw' }));
+  }
+
+  /** Nobody is asked to allow a call that could not run: the caller and the arguments are checked first. */
+  private callWithApproval(tool: RegisteredTool, args: Record<string, unknown>, ctx: ServerContext, server: Server) {
+    const refusal = this.registry.refusal(tool, args, ctx.http?.authInfo);
+    if (refusal) return refusal;
+    const { name } = tool.descriptor;
+    return this.approvals!.call(
+      {
+        tool: tool.descriptor,
+        args,
+        // Only a 2025 session's own server knows its client's capabilities; the shared server of session-less requests never does.
+        sessionElicits: ctx.sessionId !== undefined && server.getClientCapabilities()?.elicitation !== undefined,
+        run: (context, inTask) => this.registry.callTool(name, args, context, { approval: 'granted', ...(inTask ? { internalErrors: 'throw' as const } : {}) }),
+      },
+      ctx,
+    );
   }
 
   /** Echoed requestState is untrusted: unless the application verifies it itself, only state we signed is accepted. */

@@ -38,6 +38,8 @@ type ToolAnswer = CallToolResult | InputRequiredResult;
 export interface TaskToolCall {
   name: string;
   support: TaskSupport;
+  /** Added to `MCP_TASK_TTL` for this call's task: the longest it may wait before it runs (for an approver), so that its result is kept as long as any other's. */
+  extraTtlMs?: number;
 }
 
 /** Runs the tool with the request context given; a failure of the server's own is thrown as an `InternalToolError`. */
@@ -125,7 +127,7 @@ export class McpTasks implements TaskRunHost, OnApplicationBootstrap, OnApplicat
       }
       return answerOf(await settle(runTool(request)));
     }
-    const run = new TaskRun(this, callerKey(request.http?.authInfo), tool.name, this.options.ttlMs, request);
+    const run = new TaskRun(this, callerKey(request.http?.authInfo), tool.name, this.options.ttlMs + (tool.extraTtlMs ?? 0), request);
     const outcome = settle(runTool(run.context));
     const first = await Promise.race([outcome, run.escalation, delay(this.options.answerWithinMs)]);
     if (first !== undefined && !run.isTask) {
@@ -207,6 +209,7 @@ export class McpTasks implements TaskRunHost, OnApplicationBootstrap, OnApplicat
     const task = await this.store.create({
       owner: run.owner,
       tool: run.tool,
+      statusMessage: run.statusMessage ?? null,
       ttlMs: run.ttlMs,
       instance: this.instance,
       leaseMs: this.options.leaseMs,

@@ -19,8 +19,13 @@ export interface TaskRunHost {
   recordProgress(taskId: string, message: string): void;
 }
 
-/** Marks the request context of a call that may become a task (`McpToolContext.mayBecomeTask`). */
+/** Marks the request context of a call that may become a task (`McpToolContext.mayBecomeTask`), and holds its run. */
 export const MAY_BECOME_TASK = Symbol('mcp task candidate');
+
+/** The run of a call that may become a task, from its request context; undefined for any other call. */
+export function taskRunOf(context: object): TaskRun | undefined {
+  return (context as { [MAY_BECOME_TASK]?: TaskRun })[MAY_BECOME_TASK];
+}
 
 /**
  * Stands for a progress token where the client sent none: a task's progress is kept on the task
@@ -51,6 +56,8 @@ export class TaskRun {
   private progressWrite?: NodeJS.Timeout;
   private lastProgressWriteAt = 0;
   taskId?: string;
+  /** The status the task is created with (`becomeTask`). */
+  statusMessage?: string;
   /** When the task's TTL runs out (epoch ms), once it is a task. */
   expiresAt?: number;
   readonly context: ServerContext;
@@ -69,7 +76,7 @@ export class TaskRun {
     const clientToken = request.mcpReq._meta?.progressToken;
     this.context = {
       ...request,
-      [MAY_BECOME_TASK]: true,
+      [MAY_BECOME_TASK]: this,
       mcpReq: {
         ...request.mcpReq,
         signal: this.abortController.signal,
@@ -87,9 +94,13 @@ export class TaskRun {
     return this.created !== undefined;
   }
 
-  /** Makes the call a task (once): creates its row, and from then on the request's end no longer ends it. */
-  becomeTask(): Promise<McpTaskEntity> {
+  /**
+   * Makes the call a task (once): creates its row, with `statusMessage` as its status when given,
+   * and from then on the request's end no longer ends it.
+   */
+  becomeTask(statusMessage?: string): Promise<McpTaskEntity> {
     if (!this.created) {
+      this.statusMessage = statusMessage;
       this.stopFollowingRequest();
       this.created = this.host.create(this).then((task) => {
         this.taskId = task.id;
@@ -99,6 +110,11 @@ export class TaskRun {
       this.escalated();
     }
     return this.created;
+  }
+
+  /** Shows `message` as the task's status (`statusMessage`), as the tool's progress does. */
+  reportStatus(message: string): void {
+    if (this.taskId) this.host.recordProgress(this.taskId, message);
   }
 
   /** The call ended within its request: nothing of it outlives the request. */

@@ -27,16 +27,24 @@ export class TaskStore {
    * turns (a transaction-scoped advisory lock on the owner): under READ COMMITTED, two inserts that
    * each count the other's row as not yet there would both pass the limit.
    */
-  async create(fields: { owner: string; tool: string; ttlMs: number; instance: string; leaseMs: number; maxActive: number }): Promise<McpTaskEntity | null> {
+  async create(fields: {
+    owner: string;
+    tool: string;
+    statusMessage: string | null;
+    ttlMs: number;
+    instance: string;
+    leaseMs: number;
+    maxActive: number;
+  }): Promise<McpTaskEntity | null> {
     const id = randomBytes(32).toString('base64url');
     const rows: { createdAt: Date }[] = await this.tasks.manager.transaction(async (manager) => {
       await manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('mcp_tasks:' || $1, 0))`, [fields.owner]);
       return manager.query(
-        `INSERT INTO mcp_tasks (id, owner, tool, status, ttl_ms, created_at, updated_at, expires_at, lease_owner, lease_expires_at)
-          SELECT $1, $2, $3, 'working', $4::integer, now(), now(), now() + $4::integer * interval '1 millisecond', $5, now() + $6::integer * interval '1 millisecond'
+        `INSERT INTO mcp_tasks (id, owner, tool, status, status_message, ttl_ms, created_at, updated_at, expires_at, lease_owner, lease_expires_at)
+          SELECT $1, $2, $3, 'working', $8, $4::integer, now(), now(), now() + $4::integer * interval '1 millisecond', $5, now() + $6::integer * interval '1 millisecond'
           WHERE (SELECT count(*) FROM (SELECT 1 FROM mcp_tasks WHERE owner = $2 AND ${ACTIVE} LIMIT $7::integer) AS active) < $7::integer
           RETURNING created_at AS "createdAt"`,
-        [id, fields.owner, fields.tool, fields.ttlMs, fields.instance, fields.leaseMs, fields.maxActive],
+        [id, fields.owner, fields.tool, fields.ttlMs, fields.instance, fields.leaseMs, fields.maxActive, fields.statusMessage],
       );
     });
     if (rows.length === 0) return null;
@@ -46,7 +54,7 @@ export class TaskStore {
       owner: fields.owner,
       tool: fields.tool,
       status: 'working',
-      statusMessage: null,
+      statusMessage: fields.statusMessage,
       inputRequests: null,
       inputResponses: null,
       result: null,

@@ -262,7 +262,17 @@ export class ConnectionsService {
       ? await this.connections.findOne({ where: { id: payload.cid, revokedAt: IsNull() }, relations: { user: true } })
       : null;
     if (!connection?.user || connection.userId !== payload.sub) throw new UnauthorizedException('Invalid token: its connection is revoked');
-    return { ...this.users.callerFromUser(connection.user, connection.roles), scopes: connection.scope.split(' ').filter(Boolean) };
+    return {
+      ...this.users.callerFromUser(connection.user, connection.roles),
+      scopes: connection.scope.split(' ').filter(Boolean),
+      grant: { kind: 'connection', id: connection.id },
+    };
+  }
+
+  /** The scopes of a connection that is still live; null once it is revoked (or gone). */
+  async liveScopes(id: string): Promise<string[] | null> {
+    const connection = await this.connections.findOne({ where: { id, revokedAt: IsNull() }, select: { id: true, scope: true } });
+    return connection ? connection.scope.split(' ').filter(Boolean) : null;
   }
 
   private async refuseDisabled(userId: string): Promise<void> {

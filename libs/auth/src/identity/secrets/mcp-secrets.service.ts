@@ -104,6 +104,12 @@ export class McpSecretsService {
     );
   }
 
+  /** Whether the secret is still live: neither revoked nor expired (nor deleted with its owner). */
+  async isLive(id: string): Promise<boolean> {
+    const row = await this.secrets.findOne({ where: { id, revokedAt: IsNull() }, select: { id: true, expiresAt: true } });
+    return !!row && (!row.expiresAt || row.expiresAt.getTime() > Date.now());
+  }
+
   /** False when the owner has no such live secret (another user's id included). */
   async revoke(userId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
@@ -116,12 +122,12 @@ export class McpSecretsService {
    * expired one, with one message for all three, so that the answer tells a guesser nothing about
    * which secrets ever existed.
    */
-  async holder(secret: string): Promise<{ user: UserEntity; agent: string | null }> {
+  async holder(secret: string): Promise<{ id: string; user: UserEntity; agent: string | null }> {
     const row = await this.secrets.findOne({ where: { secretHash: hashSecret(secret) }, relations: { user: true } });
     const expired = !!row?.expiresAt && row.expiresAt.getTime() <= Date.now();
     if (!row?.user || row.revokedAt || expired) throw new UnauthorizedException('Invalid MCP secret: unknown, revoked or expired');
     this.background.run('the last use of an MCP secret', () => this.touch(row.id));
-    return { user: row.user, agent: row.agent };
+    return { id: row.id, user: row.user, agent: row.agent };
   }
 
   /** At most one write a minute per secret: "last used" needs no finer grain than that. */
