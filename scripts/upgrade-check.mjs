@@ -11,9 +11,11 @@
 //   4. What each wrote the other reads: a memory, a file's bytes.
 // Any answer that is not a success, from either release at any moment, fails the check (exit 1).
 //
-// The previous release is the commit before the change under test: HEAD when the working tree has
-// changes to tracked files (the change under test is that work), else HEAD~1 (CI tests a commit);
-// UPGRADE_FROM=<commit or tag> names another. A shallow clone is deepened by one commit.
+// The previous release: HEAD when the working tree has changes to tracked files (the change under
+// test is that work); else the newest `release-*` tag before HEAD (the last release, so that a
+// landing of several commits is checked against what is deployed, not against its own last
+// commit but one), else HEAD~1; UPGRADE_FROM=<commit or tag> names another. A shallow clone is
+// deepened by one commit.
 // PostgreSQL: the server of UPGRADE_DATABASE_URL, else TEST_DATABASE_URL, else 127.0.0.1:5432 as
 // user postgres; without one the check is skipped, unless CI=true.
 //
@@ -64,7 +66,7 @@ function previousRelease() {
   }
   const dirty = git('status', '--porcelain', '--untracked-files=no');
   if (dirty === undefined) throw new Error(`${root} is not a git checkout: the previous release is found in its history`);
-  const revision = dirty ? 'HEAD' : 'HEAD~1';
+  const revision = dirty ? 'HEAD' : (git('describe', '--tags', '--abbrev=0', '--match', 'release-*', 'HEAD~1') ?? 'HEAD~1');
   let commit = git('rev-parse', '--verify', `${revision}^{commit}`);
   if (!commit && git('rev-parse', '--is-shallow-repository') === 'true') {
     git('fetch', '--quiet', '--deepen=1');
