@@ -241,9 +241,15 @@ describe('the built server', () => {
     expect(lines).toContainEqual(expect.objectContaining({ context: 'McpExplorer', msg: 'Loaded tool: echo' }));
     // Request lines carry the id, method, path and status; headers, and so credentials, are never logged.
     expect(lines).toContainEqual(
-      expect.objectContaining({ reqId: 'shutdown-test', req: { id: 'shutdown-test', method: 'GET', url: '/health/ready' }, res: { statusCode: 200 } }),
+      expect.objectContaining({
+        reqId: 'shutdown-test',
+        req: { id: 'shutdown-test', method: 'GET', url: '/health/ready', remoteAddress: '127.0.0.1' },
+        res: { statusCode: 200 },
+      }),
     );
-    expect(lines).toContainEqual(expect.objectContaining({ reqId: 'hung-up', req: { id: 'hung-up', method: 'POST', url: '/mcp' }, msg: 'request aborted' }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ reqId: 'hung-up', req: { id: 'hung-up', method: 'POST', url: '/mcp', remoteAddress: '127.0.0.1' }, msg: 'request aborted' }),
+    );
     // Nest `Logger` lines written while serving a request carry that request's id.
     expect(lines).toContainEqual(
       expect.objectContaining({ reqId: 'second-session', context: 'McpSessions', msg: expect.stringContaining('Session limit 1 reached') }),

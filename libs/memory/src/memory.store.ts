@@ -230,8 +230,9 @@ export class MemoryStore implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** The versions of the fact a memory states (it, those it superseded, those that superseded it), newest `valid_from` first, by pages. */
   async history(userId: string, id: string, page: { limit: number; cursor?: string }): Promise<Page<MemoryView>> {
-    await this.get(userId, id);
+    // The cursor first: a forged one is the caller's mistake (400) whether or not the memory exists.
     const after = page.cursor ? decodeCursor(page.cursor, HISTORY_KEYSET) : undefined;
+    await this.get(userId, id);
     const rows: (CandidateRow & { valid_key: string })[] = await this.memories.query(chainPageSql, [
       userId,
       [id],
