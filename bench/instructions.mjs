@@ -64,7 +64,8 @@ const SERVERS = [
 
 const load = (url, { body, headers }, amount) =>
   new Promise((resolve, reject) =>
-    autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount }, (error, result) => (error ? reject(error) : resolve(result))),
+    // Under callgrind on a loaded machine an answer can take seconds: autocannon's 10 s timeout would fail the round.
+    autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount, timeout: 120 }, (error, result) => (error ? reject(error) : resolve(result))),
   );
 
 /** The main thread's instruction count in a callgrind dump directory (`--separate-threads`: thread 1's files end in `-01`). */
