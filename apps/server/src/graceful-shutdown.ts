@@ -26,6 +26,8 @@ export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicati
   private cutter?: NodeJS.Timeout;
   private draining = false;
   private readonly inFlight = new Set<ServerResponse>();
+  /** Every response's `close` listener: one function for all, where a closure and `once`'s wrapper per request cost ~1k instructions. */
+  private readonly untrack = untrackerOf(this.inFlight);
   private readonly connections = new Set<Socket>();
   /** During the drain: each connection seen with no request in flight, and since when. */
   private readonly idleSince = new Map<Socket, number>();
@@ -57,8 +59,9 @@ export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicati
   private readonly track = (_request: IncomingMessage, response: ServerResponse) => {
     if (this.draining) closeAfter(response);
     this.inFlight.add(response);
-    response.once('close', () => this.inFlight.delete(response));
+    response.on('close', this.untrack);
   };
+
 
   /** Resolves once every connection has gone: answered and closed, long idle and closed, or cut at the end of the grace period. */
   async beforeApplicationShutdown(): Promise<void> {
@@ -111,4 +114,11 @@ const SWEEP_EVERY_MS = 50;
 /** Node closes the connection after an answer whose headers say so; one already begun keeps what it sent. */
 function closeAfter(response: ServerResponse): void {
   if (!response.headersSent) response.setHeader('connection', 'close');
+}
+
+/** A `close` listener that takes its response (`this`) out of `inFlight`. */
+function untrackerOf(inFlight: Set<ServerResponse>): (this: ServerResponse) => void {
+  return function untrack(this: ServerResponse) {
+    inFlight.delete(this);
+  };
 }

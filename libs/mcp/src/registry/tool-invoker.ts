@@ -2,7 +2,8 @@ import { EXCEPTION_FILTERS_METADATA, GUARDS_METADATA, INTERCEPTORS_METADATA } fr
 import type { ExternalContextCreator } from '@nestjs/core';
 import type { ToolDescriptor } from '../explorer/descriptors.js';
 
-export type ToolInvoker = (...args: unknown[]) => Promise<unknown>;
+/** Calls the tool method: its value, or its promise (a method that is not async is not wrapped in one: the registry awaits either). */
+export type ToolInvoker = (...args: unknown[]) => unknown;
 
 /** Execution-context type guards and interceptors see for tool calls (`context.getType() === 'mcp'`). */
 export const MCP_CONTEXT_TYPE = 'mcp';
@@ -23,7 +24,7 @@ function hasEnhancers(descriptor: ToolDescriptor): boolean {
  */
 export function createToolInvoker(descriptor: ToolDescriptor, contextCreator: ExternalContextCreator): ToolInvoker {
   const method = (descriptor.instance as Record<string, (...args: unknown[]) => unknown>)[descriptor.methodName];
-  if (!hasEnhancers(descriptor)) return async (...args) => method.apply(descriptor.instance, args);
+  if (!hasEnhancers(descriptor)) return (...args) => method.apply(descriptor.instance, args);
   return contextCreator.create(
     descriptor.instance,
     method,
