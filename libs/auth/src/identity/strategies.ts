@@ -76,9 +76,12 @@ export class JwtStrategy extends PassportStrategy(CustomStrategy, JWT_STRATEGY) 
   async validate(request: FastifyRequest): Promise<UserInfo> {
     const credential = credentialOf(request, 'jwt');
     const issuer = this.publicAddress.baseUrlFor(request);
-    const caller = this.connections.isIssuedBy(credential.token, issuer)
+    // A token verified a moment ago is not decoded again to read its issuer.
+    const verified = this.verifier.verifiedBefore(credential.token);
+    const issuedHere = verified ? verified.issuer === issuer : this.connections.isIssuedBy(credential.token, issuer);
+    const caller = issuedHere
       ? await this.connectedCaller(credential.token, issuer, request)
-      : await this.users.callerFromToken(await this.verifier.verify(credential.token));
+      : await this.users.callerFromToken(verified ?? (await this.verifier.verify(credential.token)));
     this.limiter.markVerified(credential);
     return caller;
   }

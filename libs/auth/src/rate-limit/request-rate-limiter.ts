@@ -52,6 +52,8 @@ export class RequestRateLimiter implements McpRateLimit, OnApplicationShutdown {
 
   /** Counts the request against its budget; synchronous (no hash, no promise) when that budget is unlimited. */
   admit(request: FastifyRequest): RateLimitVerdict | Promise<RateLimitVerdict> {
+    // Nothing counted at all: the credential need not even be read.
+    if (!this.anonymous && !this.countsCredentials) return ALLOWED;
     const credential = credentialIn(request);
     if (!credential) return this.anonymous ? this.consume(this.anonymous, request.ip, 'anonymous') : ALLOWED;
     if (!this.countsCredentials) return ALLOWED;

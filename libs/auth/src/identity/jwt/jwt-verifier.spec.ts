@@ -1,8 +1,8 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { ServiceUnavailableException, UnauthorizedException } from '@nestjs/common';
 import { SignJWT } from 'jose';
 import { LOCAL_ISSUER } from '../../auth.options.js';
-import { JwtVerifier } from './jwt-verifier.js';
+import { CLOCK_SKEW_SECONDS, JwtVerifier } from './jwt-verifier.js';
 
 const secret = new TextEncoder().encode('k'.repeat(32));
 const verifier = (rolesClaim = 'roles') => new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: rolesClaim });
@@ -68,6 +68,57 @@ describe('JwtVerifier', () => {
   it('requires exp', async () => {
     const noExpiry = await new SignJWT({}).setProtectedHeader({ alg: 'HS256' }).setSubject('sam').sign(secret);
     await expect(verifier().verify(noExpiry)).rejects.toThrow(UnauthorizedException);
+  });
+
+  describe('a token verified before', () => {
+    afterEach(() => jest.useRealTimers());
+
+    it('is answered from memory, with the same identity', async () => {
+      const checker = verifier();
+      const token = await sign({ email: 's@example.com' });
+      expect(checker.verifiedBefore(token)).toBeUndefined();
+      const identity = await checker.verify(token);
+      expect(checker.verifiedBefore(token)).toBe(identity);
+      expect(await checker.verify(token)).toBe(identity);
+      // A token that failed is not kept: it fails again.
+      const forged = `${token.slice(0, -2)}xx`;
+      await expect(checker.verify(forged)).rejects.toThrow(UnauthorizedException);
+      expect(checker.verifiedBefore(forged)).toBeUndefined();
+    });
+
+    it('is checked again once a minute has passed, and refused once exp (with the clock skew) or the maximum age has', async () => {
+      jest.useFakeTimers({ now: Date.now(), doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+      const now = Math.floor(Date.now() / 1000);
+      const longLived = await sign({}, now + 3600);
+      const checker = verifier();
+      await checker.verify(longLived);
+      jest.advanceTimersByTime(59_000);
+      expect(checker.verifiedBefore(longLived)).toBeDefined();
+      jest.advanceTimersByTime(2_000);
+      expect(checker.verifiedBefore(longLived)).toBeUndefined();
+      expect((await checker.verify(longLived)).subject).toBe('sam');
+
+      const shortLived = await sign({}, now + 10);
+      await checker.verify(shortLived);
+      jest.advanceTimersByTime(10_000 + CLOCK_SKEW_SECONDS * 1000 + 1_000);
+      expect(checker.verifiedBefore(shortLived)).toBeUndefined();
+      await expect(checker.verify(shortLived)).rejects.toThrow(UnauthorizedException);
+
+      const bounded = new JwtVerifier({ mode: 'hs256', secret, generated: false }, { jwtRolesClaim: 'roles', jwtMaxAgeSeconds: 30 });
+      // Issued 10 s ago, with a maximum age of 30 s.
+      const current = Math.floor(Date.now() / 1000);
+      const aging = await new SignJWT({ iat: current - 10 })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('sam')
+        .setExpirationTime(current + 3600)
+        .sign(secret);
+      await bounded.verify(aging);
+      jest.advanceTimersByTime(19_000);
+      expect(bounded.verifiedBefore(aging)).toBeDefined();
+      jest.advanceTimersByTime(2_000);
+      expect(bounded.verifiedBefore(aging)).toBeUndefined();
+      await expect(bounded.verify(aging)).rejects.toThrow(UnauthorizedException);
+    });
   });
 
   it('answers 503 when the JWKS cannot be fetched', async () => {

@@ -17,6 +17,14 @@ type VerifierOptions = Pick<AuthModuleOptions, 'jwtIssuer' | 'jwtAudience' | 'jw
 type SignatureCheck = (token: string) => JWTPayload | Promise<JWTPayload>;
 
 /**
+ * How long a token's verdict is kept, at most (its `exp` and the maximum age end it sooner). A key
+ * the identity provider withdraws is dropped from jose's key set cache within 10 minutes anyway.
+ */
+const VERIFIED_TTL_MS = 60_000;
+/** Enough tokens in use at once for any one instance; beyond it the oldest is forgotten (and checked again). */
+const VERIFIED_LIMIT = 10_000;
+
+/**
  * Checks bearer JWTs. The accepted algorithms are fixed per mode, so a token cannot pick its own
  * (`alg: none`, or HS256 signed with a public key, is refused). A shared secret (HS256) is
  * checked with `fast-jwt`, synchronously through `node:crypto`: WebCrypto, which `jose` uses,
@@ -26,6 +34,12 @@ type SignatureCheck = (token: string) => JWTPayload | Promise<JWTPayload>;
 export class JwtVerifier {
   private readonly logger = new Logger('JwtVerifier');
   private readonly check: SignatureCheck;
+  /**
+   * Tokens that passed, until when. A client sends the same token with every call: decoding it and
+   * checking its signature again cost an authenticated `tools/call` about 28k of its instructions
+   * (issue 53), and the verdict cannot change before `exp` (nor `nbf` undo itself).
+   */
+  private readonly verified = new Map<string, { identity: TokenIdentity; until: number }>();
 
   constructor(
     source: JwtKeySource,
@@ -34,7 +48,34 @@ export class JwtVerifier {
     this.check = source.mode === 'hs256' ? sharedSecretCheck(source.secret, options) : keySetCheck(source.url, options);
   }
 
+  /** The identity of a token that passed a moment ago, without looking at it again; undefined for any other. */
+  verifiedBefore(token: string): TokenIdentity | undefined {
+    const known = this.verified.get(token);
+    if (known === undefined) return undefined;
+    if (known.until > Date.now()) return known.identity;
+    this.verified.delete(token);
+    return undefined;
+  }
+
   async verify(token: string): Promise<TokenIdentity> {
+    const known = this.verifiedBefore(token);
+    if (known) return known;
+    const { identity, payload } = await this.checked(token);
+    this.remember(token, identity, payload);
+    return identity;
+  }
+
+  private remember(token: string, identity: TokenIdentity, { exp, iat }: JWTPayload): void {
+    if (typeof exp !== 'number') return;
+    const skewMs = CLOCK_SKEW_SECONDS * 1000;
+    const ends = [Date.now() + VERIFIED_TTL_MS, exp * 1000 + skewMs];
+    // Without the skew: fast-jwt allows none on the maximum age (jose does); the stricter rule is kept.
+    if (this.options.jwtMaxAgeSeconds && typeof iat === 'number') ends.push((iat + this.options.jwtMaxAgeSeconds) * 1000);
+    if (this.verified.size >= VERIFIED_LIMIT) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { identity, until: Math.min(...ends) });
+  }
+
+  private async checked(token: string): Promise<{ identity: TokenIdentity; payload: JWTPayload }> {
     let payload: JWTPayload;
     try {
       payload = await this.check(token);
@@ -51,7 +92,7 @@ export class JwtVerifier {
       if (value.includes('\u0000')) throw new BadRequestException(`Invalid token: "${claim}" must not contain a NUL character`);
       if (!value.isWellFormed()) throw new BadRequestException(`Invalid token: "${claim}" ${LONE_SURROGATE_PROBLEM}`);
     }
-    return {
+    const identity: TokenIdentity = {
       issuer: payload.iss ?? LOCAL_ISSUER,
       subject: payload.sub,
       email: typeof payload.email === 'string' ? payload.email : undefined,
@@ -61,6 +102,7 @@ export class JwtVerifier {
       ...(this.options.jwtScopesClaim ? { scopes: scopesFrom(claimAt(payload, this.options.jwtScopesClaim), this.options.jwtScopesClaim) } : {}),
       ...(typeof payload.agent === 'string' && payload.agent !== '' ? { agent: payload.agent } : {}),
     };
+    return { identity, payload };
   }
 
   /** A bad token is the caller's problem (401); an unreachable or broken key set is ours (503). */
