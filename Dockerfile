@@ -41,4 +41,4 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
 # As `npm run start:prod` starts it: small young-generation semi-spaces, and a heap limit below
 # 1 GiB so that V8 collects the old generation at twice its live size rather than four times,
 # keep the server's RSS under load ~100 MB lower (docs/operations.md).
-CMD ["node", "--max-semi-space-size=4", "--max-old-space-size=1000", "--v8-pool-size=2", "dist/apps/server/src/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=1000", "--v8-pool-size=2", "dist/apps/server/src/main.js"]

@@ -40,7 +40,7 @@ const env = {
   RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
   LOG_LEVEL: 'warn',
 };
-const server = spawn(process.execPath, ['--max-semi-space-size=4', '--max-old-space-size=1000', path.join(root, 'dist/apps/server/src/main.js')], {
+const server = spawn(process.execPath, ['--max-semi-space-size=8', '--max-old-space-size=1000', path.join(root, 'dist/apps/server/src/main.js')], {
   env,
   stdio: ['ignore', 'inherit', 'inherit'],
 });

@@ -34,6 +34,16 @@ export type CountedCredential = PresentedCredential | { kind: 'console'; token: 
  * `/mcp/<secret>` for clients that can only be given a URL. `undefined` when there is none.
  */
 export function presentedCredential(request: FastifyRequest): PresentedCredential | undefined {
+  if (credentialsRead.has(request)) return credentialsRead.get(request);
+  const credential = readCredential(request);
+  credentialsRead.set(request, credential);
+  return credential;
+}
+
+/** Each request's credential, read once: the rate limit, the caller resolver and the strategy each ask for it. */
+const credentialsRead = new WeakMap<FastifyRequest, PresentedCredential | undefined>();
+
+function readCredential(request: FastifyRequest): PresentedCredential | undefined {
   // Only the MCP route takes a secret in its path; a `:secret` parameter of another route is no credential.
   // `/mcp/` (an empty secret) is the endpoint spelled with a trailing slash, not a credential.
   const fromPath = request.routeOptions?.url === MCP_SECRET_ROUTE ? (request.params as { secret?: string }).secret || undefined : undefined;
