@@ -62,7 +62,6 @@ export class GracefulShutdown implements OnApplicationBootstrap, BeforeApplicati
     response.on('close', this.untrack);
   };
 
-
   /** Resolves once every connection has gone: answered and closed, long idle and closed, or cut at the end of the grace period. */
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
