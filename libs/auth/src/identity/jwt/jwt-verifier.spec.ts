@@ -71,7 +71,9 @@ describe('JwtVerifier', () => {
   });
 
   describe('a token verified before', () => {
-    afterEach(() => jest.useRealTimers());
+    afterEach(() => {
+      jest.useRealTimers();
+    });
 
     it('is answered from memory, with the same identity', async () => {
       const checker = verifier();
