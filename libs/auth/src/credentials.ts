@@ -46,7 +46,9 @@ const credentialsRead = new WeakMap<FastifyRequest, PresentedCredential | undefi
 function readCredential(request: FastifyRequest): PresentedCredential | undefined {
   // Only the MCP route takes a secret in its path; a `:secret` parameter of another route is no credential.
   // `/mcp/` (an empty secret) is the endpoint spelled with a trailing slash, not a credential.
-  const fromPath = request.routeOptions?.url === MCP_SECRET_ROUTE ? (request.params as { secret?: string }).secret || undefined : undefined;
+  // `/mcp` itself, as nearly every call spells it, is no secret route: no routing lookup (`routeOptions` builds an object per read).
+  const secretRoute = request.url !== '/mcp' && request.routeOptions?.url === MCP_SECRET_ROUTE;
+  const fromPath = secretRoute ? (request.params as { secret?: string }).secret || undefined : undefined;
   const authorization = request.headers.authorization;
   // Node keeps the first of repeated Authorization headers and drops the others; a proxy in front may
   // have checked another one, so which credential speaks for the caller is not ours to pick.

@@ -59,6 +59,9 @@ type LaneRequest =
   | { method: 'tools/call'; id: RequestId; tool: RegisteredTool; args: Record<string, unknown> | undefined }
   | { method: 'tasks/get'; id: RequestId; taskId: string };
 
+/** What `serve` returns for an exchange answered at once. */
+const ANSWERED = Promise.resolve();
+
 /** The longest task id `tasks/get` takes (its params schema); a longer one is the SDK's to refuse. */
 const MAX_TASK_ID_LENGTH = 200;
 
@@ -106,8 +109,8 @@ export class FastLane {
     if (!exchange) return undefined;
     if (taken.method === 'tools/call') return this.callTool(request, body as JSONRPCRequest, taken, exchange, response, authInfo);
     if (taken.method === 'tasks/get') return this.getTask(request, body as JSONRPCRequest, taken, exchange, response, authInfo);
-    if (taken.method === 'ping') return answer(response, exchange, taken.id, '{}');
-    return answer(response, exchange, taken.id, this.listPayload(agent, scopes, kind)!);
+    answer(response, exchange, taken.id, taken.method === 'ping' ? '{}' : this.listPayload(agent, scopes, kind)!);
+    return ANSWERED;
   }
 
   private async callTool(
@@ -300,7 +303,7 @@ function laneMeta(meta: unknown, kind: ExchangeKind): boolean {
  * (`result`, `jsonrpc`, `id`, in that order) for the others, as one SSE event on a 2025 session
  * that takes streams, and as a JSON body otherwise.
  */
-async function answer(response: ServerResponse, exchange: Exchange, id: RequestId, result: string | Buffer): Promise<void> {
+function answer(response: ServerResponse, exchange: Exchange, id: RequestId, result: string | Buffer): void {
   const idJson = JSON.stringify(id);
   if (exchange.kind === 'stateless') return writeOnce(response, JSON_HEADERS, [`{"jsonrpc":"2.0","id":${idJson},"result":`, result, '}']);
   const message = ['{"result":', result, `,"jsonrpc":"2.0","id":${idJson}}`];

@@ -26,6 +26,8 @@ export class RefusedBody {
 export function registerMcpBodyParsers(fastify: FastifyInstance, mcpPath = '/mcp'): void {
   // Decided from the matched route, so that `/mc%70` is the MCP endpoint too.
   const isMcp = (request: FastifyRequest) => {
+    // The target as nearly every client writes it needs no routing lookup (`routeOptions` builds an object per read).
+    if (request.url === mcpPath) return true;
     const route = request.routeOptions?.url ?? request.url;
     return route === mcpPath || route.startsWith(`${mcpPath}/`) || route.startsWith(`${mcpPath}?`);
   };

@@ -14,8 +14,13 @@ export class RebindingVerdicts {
 
   constructor(private readonly allowedHostnames: () => string[]) {}
 
+  /** The last pair asked about and its verdict: under load one client's pair comes again and again. */
+  private last?: { host: string | undefined; origin: string | undefined; verdict: string | null };
+
   /** `undefined` when the pair is accepted, else the SDK's refusal message. */
   verdict(host: string | undefined, origin: string | undefined): string | undefined {
+    const last = this.last;
+    if (last !== undefined && last.host === host && last.origin === origin) return last.verdict ?? undefined;
     const key = `${host ?? '\u0000'}\u0001${origin ?? '\u0000'}`;
     let verdict = this.verdicts.get(key);
     if (verdict === undefined) {
@@ -23,6 +28,7 @@ export class RebindingVerdicts {
       if (this.verdicts.size >= MAX_REMEMBERED) this.verdicts.clear();
       this.verdicts.set(key, verdict);
     }
+    this.last = { host, origin, verdict };
     return verdict ?? undefined;
   }
 

@@ -204,7 +204,7 @@ export class McpRegistry implements OnModuleInit {
    * `callTool` for a caller that has no SDK context (the HTTP fast lane): only for tools that
    * do not take one (see `takesContext`).
    */
-  async callRegistered(
+  callRegistered(
     tool: RegisteredTool,
     rawArgs: unknown,
     authInfo: AuthInfo | undefined,
@@ -212,12 +212,13 @@ export class McpRegistry implements OnModuleInit {
     sdk?: ServerContext,
     options: ToolCallOptions = {},
   ): Promise<CallToolResult | InputRequiredResult> {
+    // Not `async`: the promise of `observed` is handed on as it is, not wrapped in another one (each costs a call a few microtask turns).
     const name = tool.descriptor.name;
     const caller = callerFromAuthInfo(authInfo);
     const refused = this.callerRefusal(tool, caller);
-    if (refused) return refused;
+    if (refused) return Promise.resolve(refused);
     // Every way into a tool (in-process calls, REST) comes through here: none runs an approved tool without its approval.
-    if (tool.descriptor.approval && options.approval !== 'granted') return errorResult(approvalRequired(name, tool.descriptor.approval));
+    if (tool.descriptor.approval && options.approval !== 'granted') return Promise.resolve(errorResult(approvalRequired(name, tool.descriptor.approval)));
     const run = () => this.run(tool, (rawArgs ?? {}) as Record<string, unknown>, caller, sessionId, requestIdFromAuthInfo(authInfo), sdk, options);
     if (!this.tracing?.enabled) return this.observed(name, caller, authInfo, run);
     // `execute_tool {name}`, under the MCP request's span: the database and storage calls of the tool go under it.
@@ -304,7 +305,9 @@ export class McpRegistry implements OnModuleInit {
     const problems = tool.validate(args);
     if (problems.length) return errorResult(`Invalid arguments for tool "${name}": ${describeProblems(problems)}`);
     try {
-      const returned = await tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
+      const invoked = tool.invoke(...this.positionalArguments(tool.descriptor, args, caller, sessionId, sdk));
+      // A method that is not async answers at once: no microtask turn for it.
+      const returned = isThenable(invoked) ? await invoked : invoked;
       return toCallToolResult(returned, tool.definition.outputSchema);
     } catch (error) {
       // A stopped call's tool throws on its way out (usually the signal's reason): that is the stop, not a failure.
@@ -423,3 +426,6 @@ export function approvalRequired(tool: string, policy: 'caller' | 'approver'): s
 export function takesContext(tool: RegisteredTool): boolean {
   return tool.descriptor.parameters.some((parameter) => parameter.kind === 'context');
 }
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  typeof value === 'object' && value !== null && typeof (value as PromiseLike<unknown>).then === 'function';
