@@ -105,7 +105,12 @@ async function measure({ name, script, nodeArgs, ...request }) {
     '--smc-check=all-non-file',
     `--callgrind-out-file=${scratch}/callgrind.%p`,
   ];
-  const child = spawn('valgrind', [...valgrind, process.execPath, ...nodeArgs, path.join(root, script)], { cwd: root, env, stdio: 'ignore' });
+  const child = spawn('valgrind', [...valgrind, process.execPath, ...nodeArgs, path.join(root, script)], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  // The server's last warnings and errors, to say why a round failed.
+  const warnings = [];
+  child.stdout.setEncoding('utf8').on('data', (text) => {
+    for (const line of text.split('\n')) if (/"level":(40|50|60)/.test(line)) warnings.splice(0, warnings.length - 4, line.slice(0, 300));
+  });
   const control = (flag) => run('callgrind_control', [flag, String(child.pid)], { env });
   const url = `http://${HOST}:${port}/mcp`;
   try {
@@ -114,8 +119,12 @@ async function measure({ name, script, nodeArgs, ...request }) {
     await control('--instr=on');
     const result = await load(url, request, REQUESTS);
     await control('--dump');
-    if (result.non2xx || result.errors || result.timeouts)
-      throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`);
+    if (result.non2xx || result.errors || result.timeouts) {
+      const statuses = Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => `${count} x ${status}`);
+      throw new Error(
+        `${name}: ${result.non2xx} non-2xx (${statuses.join(', ')}), ${result.errors} errors, ${result.timeouts} timeouts; the server's last warnings:\n${warnings.join('\n')}`,
+      );
+    }
     return mainThreadInstructions(scratch) / result.requests.total;
   } finally {
     child.kill('SIGKILL');
