@@ -105,7 +105,11 @@ async function measure({ name, script, nodeArgs, ...request }) {
     '--smc-check=all-non-file',
     `--callgrind-out-file=${scratch}/callgrind.%p`,
   ];
-  const child = spawn('valgrind', [...valgrind, process.execPath, ...nodeArgs, path.join(root, script)], { cwd: root, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn('valgrind', [...valgrind, process.execPath, ...nodeArgs, path.join(root, script)], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   // The server's last warnings and errors, to say why a round failed.
   const warnings = [];
   child.stdout.setEncoding('utf8').on('data', (text) => {
