@@ -2,11 +2,13 @@
 // `npm run soak`: a mixed load on the app as users run it (dist/apps/server/src/main.js with the
 // node options of `npm run start:prod`), for minutes: `echo`, `whoami`, `remember` and
 // `recall_memory` by one user with a JWT, so that the user's memories grow through the run (past
-// 10k in 5 minutes at ~50 remember/s). Every answer is checked (HTTP 200, a JSON-RPC result, no
-// tool error). Prints one line per minute: requests per second, p50/p99/max latency, errors, the
-// server's resident memory, memories stored so far; then the last minute's throughput against the
-// first's and the RSS slope. On the embedded database by default; SOAK_DATABASE_URL=<postgres url>
-// runs it on a database of its own created on that server (dropped after).
+// 10k in 5 minutes at ~50 remember/s). Every answer is checked: HTTP 200, a JSON-RPC result, no
+// tool error, `remember` answers an id, and `recall_memory` answers only memories of the topic it
+// asked about (and some, once every topic has surely been told). Prints one line per minute:
+// requests per second, p50/p99/max latency, errors, the server's resident memory, memories stored
+// so far; then each target beside its figure, met or not, and the RSS slope. On the embedded
+// database by default; SOAK_DATABASE_URL=<postgres url> runs it on a database of its own created
+// on that server (dropped after).
 //
 // Settings (environment): SOAK_MINUTES=5 SOAK_CONNECTIONS=50 SOAK_MIX=echo:1,whoami:1,remember:1,recall_memory:1
 // SOAK_DATABASE_URL=<url> (PostgreSQL; unset: embedded)
@@ -56,7 +58,22 @@ function nextCall() {
     remember: { text: `Note ${n}: the user mentioned ${topic} on day ${Math.floor(n / 10)} of the soak` },
     recall_memory: { query: `what about ${topic}` },
   }[tool];
-  return { tool, body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: tool, arguments: args } }) };
+  return { tool, topic, body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: tool, arguments: args } }) };
+}
+
+/** Memories stored after which a recall of any topic must find some: the chance that a topic is still untold is 10 × 0.9^500, about 1e-22. */
+const EVERY_TOPIC_TOLD = 500;
+
+/** What is wrong with a successful tool result, if anything; `remembered`: memories stored before the call was sent. */
+function wrongResult(call, result, remembered) {
+  const data = result.structuredContent;
+  if (call.tool === 'remember' && typeof data?.id !== 'string') return `remember: no id in ${JSON.stringify(data).slice(0, 120)}`;
+  if (call.tool !== 'recall_memory') return undefined;
+  if (!Array.isArray(data?.memories)) return `recall_memory: no memories in ${JSON.stringify(data).slice(0, 120)}`;
+  const stray = data.memories.find((memory) => !memory.text.includes(call.topic));
+  if (stray) return `recall_memory: "${call.topic}" answered "${stray.text}"`;
+  if (data.memories.length === 0 && remembered >= EVERY_TOPIC_TOLD) return `recall_memory: nothing about "${call.topic}" among ${remembered} memories`;
+  return undefined;
 }
 
 async function startServer(env) {
@@ -127,7 +144,9 @@ async function soak(origin, pid, token) {
 
   const connection = async () => {
     while (performance.now() < endAt) {
-      const { tool, body } = nextCall();
+      const call = nextCall();
+      const { tool, body } = call;
+      const rememberedBefore = remembered;
       const sent = performance.now();
       let problem;
       try {
@@ -138,7 +157,8 @@ async function soak(origin, pid, token) {
           const answer = JSON.parse(text);
           if (answer.error) problem = `${tool}: JSON-RPC ${answer.error.code} ${answer.error.message}`;
           else if (answer.result?.isError) problem = `${tool}: tool error ${JSON.stringify(answer.result.content).slice(0, 120)}`;
-          else if (tool === 'remember') remembered++;
+          else problem = wrongResult(call, answer.result, rememberedBefore);
+          if (!problem && tool === 'remember') remembered++;
         }
       } catch (error) {
         problem = `${tool}: ${error.code ?? error.message}`;
@@ -200,9 +220,13 @@ async function main() {
         1e-9,
         points.reduce((sum, [x]) => sum + (x - meanX) ** 2, 0),
       );
-    console.log(
-      `summary: worst minute p99 ${worstP99.toFixed(1)} ms (target <= 50), last minute's throughput ${((100 * last.requests) / first.requests).toFixed(0)}% of the first's (target >= 80%), errors ${errors}, RSS slope ${slope.toFixed(1)} MB/min, memories ${last.remembered}`,
-    );
+    const verdict = (met) => (met ? 'met' : 'not met');
+    const held = last.requests / first.requests;
+    const answers = minutes.reduce((sum, minute) => sum + minute.requests, 0);
+    console.log(`summary: ${last.remembered} memories stored, RSS slope ${slope.toFixed(1)} MB/min`);
+    console.log(`  minute ${minutes.length} / minute 1 = ${held.toFixed(2)} (target >= 0.80): ${verdict(held >= 0.8)}`);
+    console.log(`  worst minute's p99 = ${worstP99.toFixed(1)} ms (target <= 50): ${verdict(worstP99 <= 50)}`);
+    console.log(errors === 0 ? `  every answer was right (${answers} checked)` : `  ${errors} of ${answers} answers were wrong (target 0): not met`);
     child.kill('SIGTERM');
     await new Promise((resolve) => child.once('exit', resolve));
     if (errors > 0) process.exitCode = 1;
