@@ -59,8 +59,9 @@ export const MAX_QUERY_TERMS = 64;
 
 /**
  * Two common table expressions of a search of the user $1: `recent`, their newest RECENT_MEMORIES
- * live memories (current and superseded) with their full-text vectors, read once; `older`, where
- * the memories older than those begin (created_at, id), which has no row when `recent` holds them all.
+ * live memories (current and superseded) with their full-text vectors, read once; `older`, the
+ * oldest of those (created_at, id), below which the older memories lie: no row when `recent` holds
+ * them all.
  */
 export const recentMemoriesSql = `
   recent AS MATERIALIZED (
