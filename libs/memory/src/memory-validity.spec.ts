@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { QueryRunner } from 'typeorm';
 import { MemoryEntity } from './memory.entity.js';
 import { MemoryStore } from './memory.store.js';
+import { MemoryValidity1797500000000 } from './migrations/1797500000000-memory-validity.js';
+import { MEMORY_MIGRATIONS } from './migrations/memory-migrations.js';
 import { supersedeSql } from './validity/chain-sql.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
 import { TEST_MEMORY_OPTIONS } from './testing/test-options.js';
@@ -222,7 +224,9 @@ describe('forget', () => {
 describe('the migration', () => {
   it('makes the memories a database already holds current, valid from their creation', async () => {
     const user = randomUUID();
-    await db.dataSource.undoLastMigration();
+    // Back to the schema before it: it and the migrations after it undone.
+    const undo = MEMORY_MIGRATIONS.length - MEMORY_MIGRATIONS.indexOf(MemoryValidity1797500000000);
+    for (let undone = 0; undone < undo; undone++) await db.dataSource.undoLastMigration();
     await db.dataSource.query(
       `INSERT INTO memories (user_id, kind, text, dedupe_key, search_text, created_at) VALUES ($1, 'fact', 'Old fact', 'old fact', 'old fact', '2019-05-04T03:02:01Z')`,
       [user],

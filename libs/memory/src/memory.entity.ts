@@ -17,6 +17,7 @@ import { SEARCH_VECTOR_EXPRESSION } from './migrations/1796094241000-create-memo
 @Index('memories_deleted_at_idx', { synchronize: false })
 @Index('memories_user_current_key', { synchronize: false })
 @Index('memories_superseded_by_idx', { synchronize: false })
+@Index('memories_user_recent_idx', { synchronize: false })
 export class MemoryEntity {
   // The migration's default is gen_random_uuid() (built into PostgreSQL 13+), which TypeORM reads back as a generated uuid.
   @PrimaryGeneratedColumn('uuid')

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { MemoryEntity } from './memory.entity.js';
 import { MemoryStore } from './memory.store.js';
-import { lexicalCandidatesParams, lexicalCandidatesSql, MAX_QUERY_TERMS } from './retrieval/retrieval-sql.js';
+import { lexicalCandidatesParams, lexicalCandidatesSql, MAX_QUERY_TERMS, RECENT_MEMORIES } from './retrieval/retrieval-sql.js';
 import { migratedDatabase, type MigratedDatabase } from './testing/test-database.js';
 import { startTestEmbedder, TEST_EMBEDDING_DIMENSIONS, type TestEmbedder } from './testing/test-embedder.js';
 import { TEST_MEMORY_OPTIONS } from './testing/test-options.js';
@@ -219,6 +219,31 @@ describe('the lexical query', () => {
     );
     expect(rows.map((row) => [row.list, row.text])).toEqual([['fts', 'Ivan saw a zebra at the zoo']]);
   }, 60_000);
+});
+
+describe(`a user with more than the ${RECENT_MEMORIES} memories a search reads first`, () => {
+  const carol = randomUUID();
+  const notes = RECENT_MEMORIES + 20;
+
+  beforeAll(async () => {
+    await store.remember(carol, { text: 'My ferritin level was 45 in March' });
+    for (let n = 0; n < notes; n++) await store.remember(carol, { text: `Note ${n}: walked the dog on day ${n}` });
+  }, CREATING);
+
+  it('finds an older memory through a word that few of the newest hold, in recall and in related', async () => {
+    expect(await texts(carol, 'ferritin')).toEqual(['My ferritin level was 45 in March']);
+    const told = await store.remember(carol, { text: 'My ferritin level was 60 in June' });
+    expect(told.related.map((memory) => memory.text)).toEqual(['My ferritin level was 45 in March']);
+  });
+
+  it('answers words that most memories hold from the newest ones', async () => {
+    expect(await texts(carol, 'walked the dog', 2)).toEqual([
+      `Note ${notes - 1}: walked the dog on day ${notes - 1}`,
+      `Note ${notes - 2}: walked the dog on day ${notes - 2}`,
+    ]);
+    const told = await store.remember(carol, { text: `Note ${notes}: walked the dog on day ${notes}` });
+    expect(told.related).toHaveLength(3);
+  });
 });
 
 describe('MemoryStore with vectors (test embedder over HTTP)', () => {
