@@ -201,9 +201,10 @@ export function completedRequestLine(logger: Logger, traceIdOf?: TraceIdOf): (re
       lastUrlJson = JSON.stringify(loggedUrl(request.url, request.routeOptions.url));
       lastUrl = request.url;
     }
-    const id = JSON.stringify(request.id);
+    // Neither needs escaping: an id is `requestId`'s (hex, or a caller's matching ACCEPTABLE_REQUEST_ID), a method an HTTP token.
+    const id = `"${request.id}"`;
     const traceId = traceIdOf?.(request);
-    const fields = `,"reqId":${id},"req":{"id":${id},"method":${JSON.stringify(request.method)},"url":${lastUrlJson},"remoteAddress":${JSON.stringify(request.ip)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${roundedElapsed(reply)}${traceId ? `,"traceId":"${traceId}"` : ''}`;
+    const fields = `,"reqId":${id},"req":{"id":${id},"method":"${request.method}","url":${lastUrlJson},"remoteAddress":${JSON.stringify(request.ip)}},"res":{"statusCode":${reply.statusCode}},"responseTime":${roundedElapsed(reply)}${traceId ? `,"traceId":"${traceId}"` : ''}`;
     parts[pino.symbols.streamSym].write(head + parts[pino.symbols.timeSym]() + parts[pino.symbols.chindingsSym] + fields + message);
   };
 }
