@@ -418,9 +418,15 @@ async function startAndSettle(name, env, { extraNodeArgs = [], settled = false }
 }
 
 // One client address sends thousands of requests a second: the app's per-caller rate limits
-// would answer 429, so they are off unless set in the environment. MALLOC_ARENA_MAX as
-// `npm run start:prod` (scripts/start.mjs) and the Docker image give it to the server.
-const APP_DEFAULTS = { RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0', MALLOC_ARENA_MAX: '2' };
+// would answer 429, so they are off unless set in the environment. glibc's allocator settings as
+// `npm run start:prod` (scripts/start.mjs) and the Docker image give them to the server.
+const APP_DEFAULTS = {
+  RATE_LIMIT_REQUESTS: '0',
+  RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+};
 
 async function main() {
   const cpus = os.cpus();
@@ -435,7 +441,8 @@ async function main() {
   const appEnv = (key) => (process.env[key] ?? APP_DEFAULTS[key]) || '(default)';
   console.log(
     `app environment: LOG_LEVEL=${appEnv('LOG_LEVEL')} NODE_ENV=${appEnv('NODE_ENV')} RATE_LIMIT_REQUESTS=${appEnv('RATE_LIMIT_REQUESTS')} ` +
-      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')} MALLOC_ARENA_MAX=${appEnv('MALLOC_ARENA_MAX')}; ` +
+      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')} ` +
+      `MALLOC_ARENA_MAX=${appEnv('MALLOC_ARENA_MAX')} MALLOC_TRIM_THRESHOLD_=${appEnv('MALLOC_TRIM_THRESHOLD_')} MALLOC_MMAP_THRESHOLD_=${appEnv('MALLOC_MMAP_THRESHOLD_')}; ` +
       `node options (npm run start:prod): ${START_NODE_OPTIONS.join(' ') || '(none)'}\n`,
   );
 
