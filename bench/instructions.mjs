@@ -49,7 +49,9 @@ const now = Math.floor(Date.now() / 1000);
 const TOKEN = await new SignJWT({ sub: 'bench-user', email: 'bench@example.com', iat: now, exp: now + 24 * 3600 })
   .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
   .sign(new TextEncoder().encode(JWT_SECRET));
-const APP = { script: 'dist/apps/server/src/main.js', nodeArgs: ['--max-semi-space-size=8', '--max-old-space-size=1000', '--v8-pool-size=2'] };
+/** The node options of `npm run start:prod` (the Dockerfile's too): the app is measured as users run it. */
+const START_NODE_OPTIONS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/).slice(1, -1);
+const APP = { script: 'dist/apps/server/src/main.js', nodeArgs: START_NODE_OPTIONS };
 const echoed = (result) => result?.structuredContent?.echo === 'hi';
 const SERVERS = [
   { name: 'echo', ...APP, body: ECHO, headers: HEADERS, answers: echoed },

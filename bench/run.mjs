@@ -26,6 +26,9 @@
 // BENCH_OPEN_RATES=1000,2000,4000 (req/s of the open-loop latency cases; 0 skips them)
 // BENCH_PROFILE=1 runs our (restarted) server with --cpu-prof and prints the 10 functions with the most
 // self time over the whole load. BENCH_PG_URL=<url> | BENCH_PG_URL=off for the PostgreSQL figures.
+// BENCH_MEMORY_ONLY=1 measures our server's memory alone: the two starts on the embedded database and
+// the same load on it (warm-up, rounds and open loop of echo, echo-2026 and whoami), without the
+// other servers, the PostgreSQL part and the in-process timing; it prints the memory figures only.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -53,6 +56,7 @@ const DURATION = setting('BENCH_DURATION', 5);
 const WARMUP = setting('BENCH_WARMUP', 2);
 const CONNECTIONS = Math.max(1, Math.round(setting('BENCH_CONNECTIONS', 50)));
 const PROFILE = setting('BENCH_PROFILE', 0) > 0;
+const MEMORY_ONLY = setting('BENCH_MEMORY_ONLY', 0) > 0;
 const OPEN_WARMUP_SECONDS = 1;
 const OPEN_RATES = (process.env.BENCH_OPEN_RATES || '1000,2000,4000')
   .split(',')
@@ -414,8 +418,15 @@ async function startAndSettle(name, env, { extraNodeArgs = [], settled = false }
 }
 
 // One client address sends thousands of requests a second: the app's per-caller rate limits
-// would answer 429, so they are off unless set in the environment.
-const APP_DEFAULTS = { RATE_LIMIT_REQUESTS: '0', RATE_LIMIT_ANONYMOUS_REQUESTS: '0' };
+// would answer 429, so they are off unless set in the environment. glibc's allocator settings as
+// `npm run start:prod` (scripts/start.mjs) and the Docker image give them to the server.
+const APP_DEFAULTS = {
+  RATE_LIMIT_REQUESTS: '0',
+  RATE_LIMIT_ANONYMOUS_REQUESTS: '0',
+  MALLOC_ARENA_MAX: '2',
+  MALLOC_TRIM_THRESHOLD_: '131072',
+  MALLOC_MMAP_THRESHOLD_: '131072',
+};
 
 async function main() {
   const cpus = os.cpus();
@@ -427,10 +438,11 @@ async function main() {
         .join(' ')}`,
   );
   console.log(`${CONNECTIONS} connections, ${ROUNDS} rounds x ${DURATION}s per case, ${WARMUP}s warm-up per case, cases alternate within each round`);
-  const appEnv = (key) => process.env[key] || APP_DEFAULTS[key] || '(default)';
+  const appEnv = (key) => (process.env[key] ?? APP_DEFAULTS[key]) || '(default)';
   console.log(
     `app environment: LOG_LEVEL=${appEnv('LOG_LEVEL')} NODE_ENV=${appEnv('NODE_ENV')} RATE_LIMIT_REQUESTS=${appEnv('RATE_LIMIT_REQUESTS')} ` +
-      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')}; ` +
+      `RATE_LIMIT_ANONYMOUS_REQUESTS=${appEnv('RATE_LIMIT_ANONYMOUS_REQUESTS')} MCP_FAST_LANE=${appEnv('MCP_FAST_LANE')} ` +
+      `MALLOC_ARENA_MAX=${appEnv('MALLOC_ARENA_MAX')} MALLOC_TRIM_THRESHOLD_=${appEnv('MALLOC_TRIM_THRESHOLD_')} MALLOC_MMAP_THRESHOLD_=${appEnv('MALLOC_MMAP_THRESHOLD_')}; ` +
       `node options (npm run start:prod): ${START_NODE_OPTIONS.join(' ') || '(none)'}\n`,
   );
 
@@ -449,18 +461,20 @@ async function main() {
   const app = restarted.server;
   const token = await benchToken();
 
-  const servers = {
-    app,
-    bare: await startServer('bare fastify (bench/bare-fastify.mjs)', 'bench/bare-fastify.mjs', {}),
-    list200: await startServer(
-      'app + 200 generated tools (dist/bench/bench-app.js)',
-      'dist/bench/bench-app.js',
-      { BENCH_TOOLS: '200', DATA_DIR: path.join(scratch, 'data-200') },
-      APP_DEFAULTS,
-      START_NODE_OPTIONS,
-    ),
-  };
-  const cases = [
+  const servers = MEMORY_ONLY
+    ? { app }
+    : {
+        app,
+        bare: await startServer('bare fastify (bench/bare-fastify.mjs)', 'bench/bare-fastify.mjs', {}),
+        list200: await startServer(
+          'app + 200 generated tools (dist/bench/bench-app.js)',
+          'dist/bench/bench-app.js',
+          { BENCH_TOOLS: '200', DATA_DIR: path.join(scratch, 'data-200') },
+          APP_DEFAULTS,
+          START_NODE_OPTIONS,
+        ),
+      };
+  const allCases = [
     { name: 'echo', label: 'tools/call echo, 2025 session-less', server: app, body: ECHO_REQUEST, check: checkEcho },
     { name: 'echo-2026', label: 'tools/call echo, 2026-07-28', server: app, body: ECHO_2026_REQUEST, headers: HEADERS_2026, check: checkEcho },
     {
@@ -474,26 +488,13 @@ async function main() {
     { name: 'bare', label: 'bare Fastify, fixed result', server: servers.bare, body: ECHO_REQUEST, check: checkEcho },
     { name: 'list-200', label: 'tools/list, 200 tools', server: servers.list200, body: LIST_REQUEST, check: checkList(200) },
   ];
+  const cases = allCases.filter((testCase) => testCase.server);
   for (const testCase of cases) {
     testCase.expectedBody = await verify(testCase, await firstAnswer(testCase.server, testCase.body, testCase.headers));
     testCase.runs = [];
     console.log(`ok  ${testCase.name.padEnd(9)} ${testCase.server.url}  answer verified (${Buffer.byteLength(testCase.expectedBody)} bytes)`);
   }
-  // The payload floor: bare Fastify sending the verified tools/list bytes, already serialized.
-  const listBody = path.join(scratch, 'list-200.json');
-  writeFileSync(listBody, cases.find((testCase) => testCase.name === 'list-200').expectedBody);
-  servers.floor200 = await startServer('bare fastify, fixed tools/list body (200 tools)', 'bench/bare-fastify.mjs', { BARE_BODY: listBody });
-  const floor = {
-    name: 'floor-200',
-    label: 'bare Fastify, same bytes as list-200',
-    server: servers.floor200,
-    body: LIST_REQUEST,
-    check: checkList(200),
-    runs: [],
-  };
-  floor.expectedBody = await verify(floor, await firstAnswer(servers.floor200, LIST_REQUEST));
-  cases.push(floor);
-  console.log(`ok  ${floor.name.padEnd(9)} ${servers.floor200.url}  answer verified (${Buffer.byteLength(floor.expectedBody)} bytes)`);
+  if (!MEMORY_ONLY) cases.push(await startFloor(servers, scratch, cases.find((testCase) => testCase.name === 'list-200').expectedBody));
 
   if (WARMUP > 0) {
     process.stdout.write(`\nwarm-up:`);
@@ -533,6 +534,13 @@ async function main() {
   // The server must still answer correctly after the load.
   for (const testCase of cases) await verify(testCase);
   const embeddedUnderLoad = memoryOf(app.child.pid)?.peak;
+  const bad = [...cases.filter((testCase) => testCase.runs.some((run) => failures(run) > 0)), ...openLoopRuns.filter((run) => run.failed > 0)];
+  if (MEMORY_ONLY) {
+    await stopServer(app);
+    printMemory(created, restarted, embeddedUnderLoad);
+    reportFailures(bad);
+    return;
+  }
 
   console.log(
     `\nResults (req/s: mean of ${ROUNDS} rounds; p50/p99 in ms and server cpu µs per request: median of rounds; wrong = body differs from the verified answer)\n`,
@@ -579,7 +587,6 @@ async function main() {
     );
   }
 
-  const bad = [...cases.filter((testCase) => testCase.runs.some((run) => failures(run) > 0)), ...openLoopRuns.filter((run) => run.failed > 0)];
   await Promise.all(
     Object.values(servers)
       .filter((server) => server !== servers.bare)
@@ -592,16 +599,11 @@ async function main() {
   );
   await stopServer(servers.bare);
 
-  console.log('\nMemory of our server (RSS; targets from issue 13)');
-  console.log(`  embedded database, first start (creates it): peak ${megabytes(created.firstPeak)} (target <= 450 MB)`);
-  console.log(
-    `  embedded database, after a restart: idle ${megabytes(restarted.idle)} 3 s after its first answer, ${megabytes(restarted.settledIdle)} after ${SETTLED_AFTER_MS / 1000} s ` +
-      `(target <= 200 MB), peak under the bench ${megabytes(embeddedUnderLoad)} (target <= 260 MB)`,
-  );
+  printMemory(created, restarted, embeddedUnderLoad);
   console.log(
     postgres
-      ? `  PostgreSQL: idle ${megabytes(postgres.idle)} 3 s after its first answer, ${megabytes(postgres.settledIdle)} after ${SETTLED_AFTER_MS / 1000} s, peak under the echo and whoami loads ${megabytes(postgres.peak)}`
-      : `  PostgreSQL: skipped (${PG_URL === 'off' ? 'BENCH_PG_URL=off' : `${PG_URL} unreachable`})`,
+      ? `  on PostgreSQL, idle ${megabytes(postgres.idle)} 3 s after its first answer, ${megabytes(postgres.settledIdle)} after ${SETTLED_AFTER_MS / 1000} s, peak under the echo and whoami loads ${megabytes(postgres.peak)}`
+      : `  on PostgreSQL: skipped (${PG_URL === 'off' ? 'BENCH_PG_URL=off' : `${PG_URL} unreachable`})`,
   );
   if (postgres) {
     const ratio = postgres.whoami / postgres.bare;
@@ -623,12 +625,45 @@ async function main() {
     for (const { where, share, ms } of topSelfTime(profileDir, root)) console.log(`  ${percent(share).padStart(4)}  ${fixed(ms).padStart(6)} ms  ${where}`);
   }
   await printDispatchBreakdown(summary.bare.micros);
-  if (bad.length) {
-    console.error(
-      `\nFAILED: ${bad.map((testCase) => testCase.name).join(', ')} answered wrongly under load (see non2xx/errors/wrong); their figures do not count.`,
-    );
-    process.exitCode = 1;
-  }
+  reportFailures(bad);
+}
+
+/** The payload floor: bare Fastify sending the verified tools/list bytes (`listBody`), already serialized; returns its case. */
+async function startFloor(servers, scratch, listBody) {
+  const bodyFile = path.join(scratch, 'list-200.json');
+  writeFileSync(bodyFile, listBody);
+  servers.floor200 = await startServer('bare fastify, fixed tools/list body (200 tools)', 'bench/bare-fastify.mjs', { BARE_BODY: bodyFile });
+  const floor = {
+    name: 'floor-200',
+    label: 'bare Fastify, same bytes as list-200',
+    server: servers.floor200,
+    body: LIST_REQUEST,
+    check: checkList(200),
+    runs: [],
+  };
+  floor.expectedBody = await verify(floor, await firstAnswer(servers.floor200, LIST_REQUEST));
+  console.log(`ok  ${floor.name.padEnd(9)} ${servers.floor200.url}  answer verified (${Buffer.byteLength(floor.expectedBody)} bytes)`);
+  return floor;
+}
+
+/** Our server's RSS on the embedded database, each figure beside its target (issues 13 and 53). */
+function printMemory(created, restarted, underLoad) {
+  const verdict = (value, target) => (value === undefined ? 'not measured' : value <= target ? 'met' : 'not met');
+  const figure = (label, value, target) =>
+    console.log(`  ${label.padEnd(70)} ${megabytes(value).padStart(6)}${target ? `  (target <= ${target} MB: ${verdict(value, target)})` : ''}`);
+  console.log('\nMemory of our server (RSS)');
+  figure('on the embedded database, first start (creates it), peak', created.firstPeak, 450);
+  figure('on the embedded database, restarted, idle 3 s after its first answer', restarted.idle);
+  figure(`on the embedded database, restarted, idle ${SETTLED_AFTER_MS / 1000} s after it`, restarted.settledIdle, 200);
+  figure('on the embedded database, restarted, peak under the load', underLoad, 260);
+}
+
+function reportFailures(bad) {
+  if (!bad.length) return;
+  console.error(
+    `\nFAILED: ${bad.map((testCase) => testCase.name).join(', ')} answered wrongly under load (see non2xx/errors/wrong); their figures do not count.`,
+  );
+  process.exitCode = 1;
 }
 
 /** Prints the results table and returns the per-case summary. */

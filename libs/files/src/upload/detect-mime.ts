@@ -1,4 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
 import { lookup } from 'mime-types';
 import { isTextMime } from '../extraction/extraction-kind.js';
 import { mediaTypeOf, OCTET_STREAM } from './media-type.js';
@@ -71,6 +70,9 @@ export async function detectMime({ head, filename, declaredMime }: MimeEvidence)
   // A page (HTML, SVG) is one whatever magic number or name it carries: it must have said so.
   if (text && HTML_START.test(new TextDecoder().decode(head.subarray(0, 4096)))) return claimed && HTML_TYPES.has(claimed) ? claimed : OCTET_STREAM;
 
+  // Loaded on the first upload: file-type and the parsers under it hold 1-2 MB of heap that a
+  // server which never receives a file would carry for nothing (docs/operations.md#memory).
+  const { fileTypeFromBuffer } = await import('file-type');
   const detected = (await fileTypeFromBuffer(head))?.mime;
   if (detected) {
     if (detected === 'application/zip' && claimed && ZIP_BASED.test(claimed)) return claimed;

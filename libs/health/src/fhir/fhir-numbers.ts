@@ -1,5 +1,6 @@
-import { capitalize, tryGetDataType, type InternalTypeSchema } from '@medplum/core';
+import type { InternalTypeSchema } from '@medplum/core';
 import type { FhirProblem } from './fhir-validation.js';
+import { medplumCore } from './medplum-core.js';
 import type { InexactNumbers } from './number-literals.js';
 
 /**
@@ -24,7 +25,7 @@ function keyTypes(schema: InternalTypeSchema): ReadonlyMap<string, string> {
     const byKey = new Map<string, string>();
     for (const [name, element] of Object.entries(schema.elements)) {
       for (const { code } of element.type) {
-        const key = name.endsWith('[x]') ? name.slice(0, -3) + capitalize(code) : name;
+        const key = name.endsWith('[x]') ? name.slice(0, -3) + medplumCore().capitalize(code) : name;
         byKey.set(key, code);
         byKey.set(`_${key}`, 'Element');
       }
@@ -46,7 +47,7 @@ function visitNumbers(value: Record<string, unknown>, schema: InternalTypeSchema
       const at = Array.isArray(item) ? `${path}.${key}[${index}]` : `${path}.${key}`;
       if (typeof one === 'number') return visit(type, one, at);
       // Contained resources and a Bundle's entries are typed by their resourceType.
-      const schemaOfOne = isObject(one) ? tryGetDataType(type === 'Resource' ? String(one.resourceType) : type) : undefined;
+      const schemaOfOne = isObject(one) ? medplumCore().tryGetDataType(type === 'Resource' ? String(one.resourceType) : type) : undefined;
       if (schemaOfOne) visitNumbers(one as Record<string, unknown>, schemaOfOne, at, visit);
     });
   }
@@ -61,7 +62,7 @@ function visitNumbers(value: Record<string, unknown>, schema: InternalTypeSchema
  */
 export function numberProblems(resource: Record<string, unknown>, prefix: string, inexact: InexactNumbers): FhirProblem[] {
   const resourceType = String(resource.resourceType);
-  const schema = tryGetDataType(resourceType);
+  const schema = medplumCore().tryGetDataType(resourceType);
   const problems: FhirProblem[] = [];
   if (!schema) return problems;
   visitNumbers(resource, schema, prefix || resourceType, (type, number, path) => {

