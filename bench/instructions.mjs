@@ -50,7 +50,9 @@ const TOKEN = await new SignJWT({ sub: 'bench-user', email: 'bench@example.com',
   .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
   .sign(new TextEncoder().encode(JWT_SECRET));
 /** The node options of `npm run start:prod` (the Dockerfile's too): the app is measured as users run it. */
-const START_NODE_OPTIONS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).scripts['start:prod'].split(/\s+/).slice(1, -1);
+const START_NODE_OPTIONS = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
+  .scripts['start:prod'].split(/\s+/)
+  .slice(1, -1);
 const APP = { script: 'dist/apps/server/src/main.js', nodeArgs: START_NODE_OPTIONS };
 const echoed = (result) => result?.structuredContent?.echo === 'hi';
 const SERVERS = [
